@@ -1,0 +1,60 @@
+import { createPrivateKey, createPublicKey, randomBytes, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
+
+/**
+ * Ed25519 (RFC 8032) through node:crypto. This is the one verifier for everything consensus
+ * touches: another implementation could disagree on edge cases (non-canonical points, S >= L).
+ */
+
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const PUBLIC_KEY_CACHE_LIMIT = 50_000;
+const publicKeyCache = new Map<string, KeyObject>();
+
+export const PUBLIC_KEY_LENGTH = 32;
+export const SEED_LENGTH = 32;
+export const SIGNATURE_LENGTH = 64;
+
+export interface Ed25519KeyPair {
+  /** the 32-byte RFC 8032 private key */
+  seed: Uint8Array;
+  publicKey: Uint8Array;
+}
+
+export function generateSeed(): Uint8Array {
+  return new Uint8Array(randomBytes(SEED_LENGTH));
+}
+
+function privateKeyObject(seed: Uint8Array): KeyObject {
+  if (seed.length !== SEED_LENGTH) throw new RangeError(`an Ed25519 seed is ${SEED_LENGTH} bytes, got ${seed.length}`);
+  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+}
+
+function publicKeyObject(publicKey: Uint8Array): KeyObject {
+  const id = Buffer.from(publicKey).toString('hex');
+  let key = publicKeyCache.get(id);
+  if (!key) {
+    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+    if (publicKeyCache.size >= PUBLIC_KEY_CACHE_LIMIT) publicKeyCache.clear();
+    publicKeyCache.set(id, key);
+  }
+  return key;
+}
+
+export function keyPairFromSeed(seed: Uint8Array): Ed25519KeyPair {
+  const der = createPublicKey(privateKeyObject(seed)).export({ format: 'der', type: 'spki' });
+  return { seed: Uint8Array.from(seed), publicKey: new Uint8Array(der.subarray(SPKI_PREFIX.length)) };
+}
+
+export function sign(seed: Uint8Array, message: Uint8Array): Uint8Array {
+  return new Uint8Array(nodeSign(null, message, privateKeyObject(seed)));
+}
+
+/** False for any malformed key or signature; never throws on hostile input. */
+export function verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (publicKey.length !== PUBLIC_KEY_LENGTH || signature.length !== SIGNATURE_LENGTH) return false;
+  try {
+    return nodeVerify(null, message, publicKeyObject(publicKey), signature);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,22 @@
+import { base58Decode, base58Encode } from './base58.js';
+import { invalid } from '../errors.js';
+
+/** multicodec varint for ed25519-pub */
+const ED25519_PUB_PREFIX = Uint8Array.of(0xed, 0x01);
+
+/** `z` + base58btc(0xed01 || key), the publicKeyMultibase of an Ed25519VerificationKey2020. */
+export function ed25519PublicKeyMultibase(publicKey: Uint8Array): string {
+  const bytes = new Uint8Array(ED25519_PUB_PREFIX.length + publicKey.length);
+  bytes.set(ED25519_PUB_PREFIX);
+  bytes.set(publicKey, ED25519_PUB_PREFIX.length);
+  return 'z' + base58Encode(bytes);
+}
+
+export function ed25519PublicKeyFromMultibase(value: string): Uint8Array {
+  if (!value.startsWith('z')) throw invalid('BAD_MULTIBASE', 'publicKeyMultibase must start with z (base58btc)');
+  const bytes = base58Decode(value.slice(1));
+  if (bytes.length !== 34 || bytes[0] !== 0xed || bytes[1] !== 0x01) {
+    throw invalid('BAD_MULTIBASE', 'publicKeyMultibase is not an ed25519-pub multicodec key');
+  }
+  return bytes.subarray(2);
+}

@@ -1,0 +1,180 @@
+import { addressBytesFromPublicKey, formatAddress } from '../protocol/address.js';
+import { bytesEqual } from '../protocol/bytes.js';
+import { authenticationKeys } from '../protocol/did-document.js';
+import { didForIdentifier, parseDid } from '../protocol/did.js';
+import { feeFor } from '../protocol/fees.js';
+import { INITIAL_REPUTATION, MAX_UNBONDING_ENTRIES, MIN_VALIDATOR_STAKE, UNBONDING_PERIOD_MS } from '../protocol/params.js';
+import type { Payload, ServiceEndpoint } from '../protocol/payloads.js';
+import { failed, SUCCESS, type ReceiptEvent } from '../protocol/receipt.js';
+import type { Account } from '../protocol/records.js';
+import type { Transaction } from '../protocol/transaction.js';
+import type { StateOverlay } from './overlay.js';
+import { readAccount, readDid, readValidator, writeAccount, writeDid, writeValidator } from './state-access.js';
+
+/**
+ * The state transition of one transaction. Pure: it reads and writes only through the overlay, and
+ * time comes from the block. Signatures are checked before execution (mempool admission and block
+ * validation), not here.
+ */
+
+export interface BlockContext {
+  network: string;
+  height: number;
+  timestampMs: number;
+  proposer: Uint8Array;
+}
+
+export interface TxOutcome {
+  status: string;
+  feePaid: bigint;
+  events: ReceiptEvent[];
+}
+
+/** A transaction that may not be in a block at all: the whole block is invalid if it is. */
+export class InclusionError extends Error {
+  constructor(
+    readonly code: 'NONCE_MISMATCH' | 'CANNOT_PAY_FEE',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type PayloadResult = { events: ReceiptEvent[] } | { failure: string };
+
+export async function applyTransaction(state: StateOverlay, ctx: BlockContext, tx: Transaction, txHash: Uint8Array): Promise<TxOutcome> {
+  const sender = addressBytesFromPublicKey(tx.senderPubkey);
+  const events = await releaseUnbonding(state, ctx, sender);
+  const account = await readAccount(state, sender);
+  if (tx.nonce !== account.nonce) {
+    throw new InclusionError('NONCE_MISMATCH', `nonce ${tx.nonce} is not the next nonce ${account.nonce} of ${formatAddress(sender)}`);
+  }
+  const fee = feeFor(tx.payload.kind);
+  if (account.balance < fee) throw new InclusionError('CANNOT_PAY_FEE', `balance ${account.balance} cannot pay the fee ${fee}`);
+  writeAccount(state, sender, { balance: account.balance - fee, nonce: account.nonce + 1n });
+
+  const result = await applyPayload(state, ctx, tx.payload, sender, tx.senderPubkey, txHash);
+  await credit(state, ctx.proposer, fee);
+  if ('failure' in result) return { status: failed(result.failure), feePaid: fee, events };
+  return { status: SUCCESS, feePaid: fee, events: [...events, ...result.events] };
+}
+
+async function credit(state: StateOverlay, address: Uint8Array, amount: bigint): Promise<void> {
+  if (amount === 0n) return;
+  const a = await readAccount(state, address);
+  writeAccount(state, address, { ...a, balance: a.balance + amount });
+}
+
+/** Matured unbonding returns to the balance when its owner next sends a transaction. */
+async function releaseUnbonding(state: StateOverlay, ctx: BlockContext, address: Uint8Array): Promise<ReceiptEvent[]> {
+  const v = await readValidator(state, address);
+  if (!v) return [];
+  const matured = v.unbonding.filter((u) => u.releaseMs <= ctx.timestampMs);
+  if (matured.length === 0) return [];
+  const amount = matured.reduce((n, u) => n + u.amount, 0n);
+  writeValidator(state, address, { ...v, unbonding: v.unbonding.filter((u) => u.releaseMs > ctx.timestampMs) });
+  await credit(state, address, amount);
+  return [{ type: 'UnbondingReleased', address: formatAddress(address), amount }];
+}
+
+async function applyPayload(
+  state: StateOverlay,
+  ctx: BlockContext,
+  p: Payload,
+  sender: Uint8Array,
+  senderPubkey: Uint8Array,
+  txHash: Uint8Array,
+): Promise<PayloadResult> {
+  switch (p.kind) {
+    case 'Transfer':
+      return transfer(state, sender, p.to, p.amount);
+    case 'Stake':
+      return stake(state, sender, p.amount);
+    case 'Unstake':
+      return unstake(state, ctx, sender, p.amount);
+    case 'DidCreate':
+      return didCreate(state, ctx, sender, senderPubkey, p.service, txHash);
+    case 'DidDeactivate':
+      return didDeactivate(state, ctx, p.did, senderPubkey, txHash);
+  }
+}
+
+async function debit(state: StateOverlay, address: Uint8Array, amount: bigint): Promise<Account | undefined> {
+  const a = await readAccount(state, address);
+  if (a.balance < amount) return undefined;
+  const next = { ...a, balance: a.balance - amount };
+  writeAccount(state, address, next);
+  return next;
+}
+
+async function transfer(state: StateOverlay, from: Uint8Array, to: Uint8Array, amount: bigint): Promise<PayloadResult> {
+  if (!(await debit(state, from, amount))) return { failure: 'insufficient balance' };
+  await credit(state, to, amount);
+  return { events: [{ type: 'Transfer', from: formatAddress(from), to: formatAddress(to), amount }] };
+}
+
+async function stake(state: StateOverlay, address: Uint8Array, amount: bigint): Promise<PayloadResult> {
+  if (!(await debit(state, address, amount))) return { failure: 'insufficient balance' };
+  const v = (await readValidator(state, address)) ?? {
+    staked: 0n,
+    unbonding: [],
+    reputation: INITIAL_REPUTATION,
+    active: false,
+    ed25519PublicKey: new Uint8Array(0),
+    blsPublicKey: new Uint8Array(0),
+  };
+  const staked = v.staked + amount;
+  writeValidator(state, address, { ...v, staked, active: staked >= MIN_VALIDATOR_STAKE });
+  return { events: [{ type: 'Stake', address: formatAddress(address), amount }] };
+}
+
+async function unstake(state: StateOverlay, ctx: BlockContext, address: Uint8Array, amount: bigint): Promise<PayloadResult> {
+  const v = await readValidator(state, address);
+  if (!v || v.staked < amount) return { failure: 'amount exceeds staked balance' };
+  if (v.unbonding.length >= MAX_UNBONDING_ENTRIES) return { failure: `more than ${MAX_UNBONDING_ENTRIES} unbonding entries` };
+  const staked = v.staked - amount;
+  const releaseMs = ctx.timestampMs + UNBONDING_PERIOD_MS;
+  writeValidator(state, address, { ...v, staked, active: staked >= MIN_VALIDATOR_STAKE, unbonding: [...v.unbonding, { amount, releaseMs }] });
+  return { events: [{ type: 'Unstake', address: formatAddress(address), amount, release_ms: releaseMs }] };
+}
+
+async function didCreate(
+  state: StateOverlay,
+  ctx: BlockContext,
+  identifier: Uint8Array,
+  publicKey: Uint8Array,
+  service: ServiceEndpoint[],
+  txHash: Uint8Array,
+): Promise<PayloadResult> {
+  const did = didForIdentifier(ctx.network, identifier);
+  if (await readDid(state, identifier)) return { failure: `DID already exists: ${did}` };
+  writeDid(state, identifier, {
+    did,
+    publicKey,
+    service,
+    active: true,
+    createdMs: ctx.timestampMs,
+    updatedMs: ctx.timestampMs,
+    versionId: 1,
+    txHash,
+  });
+  return { events: [{ type: 'DidCreated', did }] };
+}
+
+async function didDeactivate(state: StateOverlay, ctx: BlockContext, did: string, signer: Uint8Array, txHash: Uint8Array): Promise<PayloadResult> {
+  const parsed = parseDid(did);
+  if (parsed.network !== ctx.network) return { failure: `DID ${did} belongs to network ${parsed.network}, not ${ctx.network}` };
+  const record = await readDid(state, parsed.identifier);
+  if (!record) return { failure: `DID not found: ${did}` };
+  if (!record.active) return { failure: `DID already deactivated: ${did}` };
+  if (!authenticationKeys(record).some((k) => bytesEqual(k, signer))) return { failure: 'not signed by an authentication key of the DID' };
+  writeDid(state, parsed.identifier, {
+    ...record,
+    publicKey: null,
+    active: false,
+    updatedMs: ctx.timestampMs,
+    versionId: record.versionId + 1,
+    txHash,
+  });
+  return { events: [{ type: 'DidDeactivated', did }] };
+}

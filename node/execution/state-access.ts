@@ -1,0 +1,45 @@
+import {
+  accountKey,
+  decodeAccount,
+  decodeDid,
+  decodeValidator,
+  didKey,
+  EMPTY_ACCOUNT,
+  encodeAccount,
+  encodeDid,
+  encodeValidator,
+  validatorKey,
+  type Account,
+  type DidRecord,
+  type ValidatorRecord,
+} from '../protocol/records.js';
+import type { StateOverlay, StateReader } from './overlay.js';
+
+/** Typed reads and writes of state entries over any reader; shared by execution and the node's views. */
+
+export async function readAccount(state: StateReader, address: Uint8Array): Promise<Account> {
+  const bytes = await state.get(accountKey(address));
+  return bytes ? decodeAccount(bytes) : { ...EMPTY_ACCOUNT };
+}
+
+export async function readValidator(state: StateReader, address: Uint8Array): Promise<ValidatorRecord | undefined> {
+  const bytes = await state.get(validatorKey(address));
+  return bytes ? decodeValidator(bytes) : undefined;
+}
+
+export async function readDid(state: StateReader, identifier: Uint8Array): Promise<DidRecord | undefined> {
+  const bytes = await state.get(didKey(identifier));
+  return bytes ? decodeDid(bytes) : undefined;
+}
+
+export function writeAccount(state: StateOverlay, address: Uint8Array, a: Account): void {
+  state.put(accountKey(address), encodeAccount(a));
+}
+
+export function writeValidator(state: StateOverlay, address: Uint8Array, v: ValidatorRecord): void {
+  state.put(validatorKey(address), encodeValidator(v));
+}
+
+export function writeDid(state: StateOverlay, identifier: Uint8Array, d: DidRecord): void {
+  state.put(didKey(identifier), encodeDid(d));
+}

@@ -1,0 +1,19 @@
+import { UNIT } from './amount.js';
+
+/**
+ * The fee schedule, in smallest units. A fee is fixed by the payload kind; transactions carry no
+ * fee field. Fees are credited to the proposer of the block that includes the transaction.
+ */
+export const FEES: Readonly<Record<string, bigint>> = {
+  Transfer: UNIT / 100_000n, // 0.00001
+  Stake: UNIT / 10_000n, // 0.0001
+  Unstake: UNIT / 10_000n, // 0.0001
+  DidCreate: UNIT / 1_000n, // 0.001 (seed 002)
+  DidDeactivate: UNIT / 10_000n, // 0.0001 (seed 002)
+};
+
+export function feeFor(kind: string): bigint {
+  const fee = FEES[kind];
+  if (fee === undefined) throw new Error(`no fee is defined for payload kind ${kind}`);
+  return fee;
+}

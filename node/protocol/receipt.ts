@@ -1,0 +1,28 @@
+/** Receipts: the outcome of one included transaction. */
+
+export type ReceiptEvent =
+  | { type: 'Transfer'; from: string; to: string; amount: bigint }
+  | { type: 'Stake'; address: string; amount: bigint }
+  | { type: 'Unstake'; address: string; amount: bigint; release_ms: number }
+  | { type: 'UnbondingReleased'; address: string; amount: bigint }
+  | { type: 'DidCreated'; did: string }
+  | { type: 'DidDeactivated'; did: string };
+
+export interface Receipt {
+  tx_hash: string;
+  /** `success` or `failed: <reason>` */
+  status: string;
+  block_height: number;
+  fee_paid: bigint;
+  events: ReceiptEvent[];
+  /** additions to seed 002's shape, for indexers */
+  block_hash: string;
+  block_seq: number;
+  tx_index: number;
+}
+
+export const SUCCESS = 'success';
+
+export function failed(reason: string): string {
+  return `failed: ${reason}`;
+}

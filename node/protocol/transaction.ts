@@ -1,0 +1,120 @@
+import { blake3 } from '../crypto/hash.js';
+import { sign, verify } from '../crypto/ed25519.js';
+import { invalid, LedgerError } from '../errors.js';
+import { addressFromPublicKey } from './address.js';
+import { ByteReader, ByteWriter, concatBytes, toHex, U64_MAX, utf8 } from './bytes.js';
+import { byteArrayFromJson, decodePayload, encodePayload, payloadFromJson, payloadToJson, type JsonForm, type Payload } from './payloads.js';
+
+/**
+ * A signed transaction. Signing bytes (see docs/protocol.md):
+ *   "ledger-tx-v1" || u16 len(chain_id) || chain_id || sender_pubkey[32] || u64 nonce || payload
+ * The chain id inside the signed bytes means a transaction signed for one network never verifies
+ * on another. The hash is BLAKE3 over the signing bytes followed by the 64-byte signature.
+ */
+
+export const TX_DOMAIN = utf8('ledger-tx-v1');
+/** the binary encoding (without chain id) is at most this long */
+export const MAX_TX_BYTES = 4096;
+/** the JSON text of one transaction is at most this long */
+export const MAX_TX_JSON_BYTES = 16_384;
+
+export interface UnsignedTransaction {
+  senderPubkey: Uint8Array;
+  nonce: bigint;
+  payload: Payload;
+}
+
+export interface Transaction extends UnsignedTransaction {
+  signature: Uint8Array;
+}
+
+function writeBody(w: ByteWriter, tx: UnsignedTransaction): ByteWriter {
+  w.bytes(tx.senderPubkey).u64(tx.nonce);
+  encodePayload(w, tx.payload);
+  return w;
+}
+
+export function signingBytes(chainId: string, tx: UnsignedTransaction): Uint8Array {
+  return writeBody(new ByteWriter().bytes(TX_DOMAIN).str(chainId), tx).finish();
+}
+
+export function signTransaction(chainId: string, tx: UnsignedTransaction, seed: Uint8Array): Transaction {
+  return { ...tx, signature: sign(seed, signingBytes(chainId, tx)) };
+}
+
+export function verifyTransactionSignature(chainId: string, tx: Transaction): boolean {
+  return verify(tx.senderPubkey, signingBytes(chainId, tx), tx.signature);
+}
+
+export function transactionHash(chainId: string, tx: Transaction): string {
+  return toHex(blake3(concatBytes(signingBytes(chainId, tx), tx.signature)));
+}
+
+export function senderAddress(tx: UnsignedTransaction): string {
+  return addressFromPublicKey(tx.senderPubkey);
+}
+
+/** Storage and block encoding: sender_pubkey || nonce || payload || signature. */
+export function encodeTransaction(tx: Transaction): Uint8Array {
+  return writeBody(new ByteWriter(), tx).bytes(tx.signature).finish();
+}
+
+export function decodeTransaction(bytes: Uint8Array): Transaction {
+  if (bytes.length > MAX_TX_BYTES) throw new LedgerError('TX_TOO_LARGE', `transaction is ${bytes.length} bytes; the limit is ${MAX_TX_BYTES}`, 'limit');
+  const r = new ByteReader(bytes);
+  const tx = { senderPubkey: r.bytes(32), nonce: r.u64(), payload: decodePayload(r), signature: r.bytes(64) };
+  r.end();
+  return tx;
+}
+
+export interface TransactionJson {
+  sender_pubkey: number[];
+  nonce: number | bigint;
+  payload: Record<string, unknown>;
+  signature: number[];
+  chain_id?: string;
+}
+
+const TX_FIELDS = ['sender_pubkey', 'nonce', 'payload', 'signature', 'chain_id'];
+
+/**
+ * The ChainTransaction JSON form (seed 001). `chain_id` is an optional extension: when present it
+ * must name this chain, which turns a cross-network replay into a precise error instead of a bad
+ * signature.
+ */
+export function transactionFromJson(value: unknown): { tx: Transaction; chainId?: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('MALFORMED_TRANSACTION', 'a transaction is a JSON object');
+  const o = value as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!TX_FIELDS.includes(key)) throw invalid('MALFORMED_TRANSACTION', `unknown transaction field ${JSON.stringify(key)}`);
+  }
+  for (const key of TX_FIELDS.slice(0, 4)) {
+    if (!(key in o)) throw invalid('MALFORMED_TRANSACTION', `transaction is missing ${key}`);
+  }
+  const nonce = o.nonce;
+  const nonceBig = typeof nonce === 'bigint' ? nonce : typeof nonce === 'number' && Number.isSafeInteger(nonce) ? BigInt(nonce) : -1n;
+  if (nonceBig < 0n || nonceBig > U64_MAX) throw invalid('MALFORMED_TRANSACTION', 'nonce must be a non-negative integer below 2^64');
+  if (o.chain_id !== undefined && (typeof o.chain_id !== 'string' || o.chain_id.length === 0 || o.chain_id.length > 64)) {
+    throw invalid('MALFORMED_TRANSACTION', 'chain_id must be a non-empty string of at most 64 characters');
+  }
+  const tx: Transaction = {
+    senderPubkey: byteArrayFromJson(o.sender_pubkey, 32, 'sender_pubkey'),
+    nonce: nonceBig,
+    payload: payloadFromJson(o.payload),
+    signature: byteArrayFromJson(o.signature, 64, 'signature'),
+  };
+  const encoded = encodeTransaction(tx).length;
+  if (encoded > MAX_TX_BYTES) throw new LedgerError('TX_TOO_LARGE', `transaction encodes to ${encoded} bytes; the limit is ${MAX_TX_BYTES}`, 'limit');
+  return o.chain_id === undefined ? { tx } : { tx, chainId: o.chain_id as string };
+}
+
+export function transactionToJson(tx: Transaction, form: JsonForm = 'standard', chainId?: string): TransactionJson {
+  const out: TransactionJson = {
+    sender_pubkey: Array.from(tx.senderPubkey),
+    nonce: tx.nonce <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(tx.nonce) : tx.nonce,
+    payload: payloadToJson(tx.payload, form),
+    signature: Array.from(tx.signature),
+  };
+  if (chainId !== undefined) out.chain_id = chainId;
+  return out;
+}

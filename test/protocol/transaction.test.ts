@@ -1,0 +1,109 @@
+import t from 'tap';
+import { fromHex, toHex, utf8, concatBytes, ByteWriter } from '../../node/protocol/bytes.js';
+import { addressBytesFromPublicKey, addressFromPublicKey } from '../../node/protocol/address.js';
+import { didForPublicKey } from '../../node/protocol/did.js';
+import { ed25519PublicKeyMultibase } from '../../node/crypto/multibase.js';
+import {
+  decodeTransaction,
+  encodeTransaction,
+  signingBytes,
+  signTransaction,
+  transactionFromJson,
+  transactionHash,
+  transactionToJson,
+  verifyTransactionSignature,
+  MAX_TX_BYTES,
+} from '../../node/protocol/transaction.js';
+import { loadVectors } from '../fixtures/vectors.js';
+
+const V = loadVectors('ledger-transactions.json');
+const seed = fromHex(V.secret_key);
+
+t.test('identifiers of the vector key', async (t) => {
+  const pub = fromHex(V.public_key);
+  t.equal(addressFromPublicKey(pub), V.address);
+  t.equal(V.address.length, 28);
+  t.equal(addressFromPublicKey(fromHex(V.recipient_public_key)), V.recipient_address);
+  t.equal(didForPublicKey('testnet', pub), V.did);
+  t.equal(ed25519PublicKeyMultibase(pub), V.public_key_multibase);
+});
+
+for (const v of V.vectors) {
+  t.test(`vector ${v.kind}`, async (t) => {
+    const { tx } = transactionFromJson(v.json);
+    t.equal(toHex(signingBytes(V.chain_id, tx)), v.signing_bytes, 'signing bytes');
+    t.equal(toHex(tx.signature), v.signature, 'signature');
+    t.equal(transactionHash(V.chain_id, tx), v.hash, 'hash');
+    t.equal(toHex(encodeTransaction(tx)), v.encoded, 'binary encoding');
+    t.ok(verifyTransactionSignature(V.chain_id, tx), 'verifies on its chain');
+    t.notOk(verifyTransactionSignature('ledger-mainnet-1', tx), 'never verifies on another chain');
+    const resigned = signTransaction(V.chain_id, { senderPubkey: tx.senderPubkey, nonce: tx.nonce, payload: tx.payload }, seed);
+    t.equal(toHex(resigned.signature), v.signature, 'signing is deterministic');
+    t.same(decodeTransaction(encodeTransaction(tx)), tx, 'binary round trip');
+    t.same(transactionFromJson(transactionToJson(tx)).tx, tx, 'JSON round trip');
+  });
+}
+
+t.test('the Transfer signing bytes follow docs/protocol.md piece by piece', async (t) => {
+  const v = V.vectors[0];
+  const expected = concatBytes(
+    utf8('ledger-tx-v1'),
+    new ByteWriter().str(V.chain_id).finish(),
+    fromHex(V.public_key),
+    fromHex('0000000000000000'), // nonce 0
+    Uint8Array.of(0), // Transfer
+    addressBytesFromPublicKey(fromHex(V.recipient_public_key)),
+    fromHex('00000000000000000000000008f0d180'), // 150000000 as u128
+  );
+  t.equal(toHex(expected), v.signing_bytes);
+});
+
+t.test('raw form writes the recipient as 20 bytes', async (t) => {
+  const { tx } = transactionFromJson(V.vectors[0].json);
+  const raw = transactionToJson(tx, 'raw');
+  const to = (raw.payload.Transfer as { to: number[] }).to;
+  t.equal(to.length, 20);
+  t.same(transactionFromJson(raw).tx, tx, 'the raw form decodes to the same transaction');
+});
+
+t.test('malformed transactions are rejected with precise errors', async (t) => {
+  const good = V.vectors[0].json;
+  const cases: Array<[string, unknown, string]> = [
+    ['not an object', [], 'MALFORMED_TRANSACTION'],
+    ['missing nonce', { ...good, nonce: undefined }, 'MALFORMED_TRANSACTION'],
+    ['unknown field', { ...good, fee: 1 }, 'MALFORMED_TRANSACTION'],
+    ['short key', { ...good, sender_pubkey: good.sender_pubkey.slice(1) }, 'MALFORMED_TRANSACTION'],
+    ['byte > 255', { ...good, signature: [...good.signature.slice(1), 256] }, 'MALFORMED_TRANSACTION'],
+    ['negative nonce', { ...good, nonce: -1 }, 'MALFORMED_TRANSACTION'],
+    ['float nonce', { ...good, nonce: 1.5 }, 'MALFORMED_TRANSACTION'],
+    ['nonce above 2^64', { ...good, nonce: 1n << 64n }, 'MALFORMED_TRANSACTION'],
+    ['two payload keys', { ...good, payload: { Stake: { amount: 1 }, Unstake: { amount: 1 } } }, 'MALFORMED_PAYLOAD'],
+    ['unknown payload', { ...good, payload: { Mint: { amount: 1 } } }, 'MALFORMED_PAYLOAD'],
+    ['zero amount', { ...good, payload: { Stake: { amount: 0 } } }, 'MALFORMED_PAYLOAD'],
+    ['float amount', { ...good, payload: { Stake: { amount: 0.5 } } }, 'BAD_AMOUNT'],
+    ['amount above u128', { ...good, payload: { Stake: { amount: 1n << 128n } } }, 'BAD_AMOUNT'],
+    ['bad recipient', { ...good, payload: { Transfer: { to: 'not-base58-0OIl', amount: 1 } } }, 'MALFORMED_PAYLOAD'],
+    ['DID without network', { ...good, payload: { DidDeactivate: { did: `did:ledger:${V.address}` } } }, 'MALFORMED_PAYLOAD'],
+    ['too many services', { ...good, payload: { DidCreate: { service: Array(9).fill({ id: 'a', type: 'b', serviceEndpoint: 'c' }) } } }, 'MALFORMED_PAYLOAD'],
+    ['chain_id not a string', { ...good, chain_id: 7 }, 'MALFORMED_TRANSACTION'],
+  ];
+  for (const [name, value, code] of cases) {
+    const v = value && typeof value === 'object' && !Array.isArray(value) ? JSON.parse(JSON.stringify(value, (_k, x) => (typeof x === 'bigint' ? `__big${x}` : x)), (_k, x) => (typeof x === 'string' && x.startsWith('__big') ? BigInt(x.slice(5)) : x)) : value;
+    t.throws(() => transactionFromJson(v), { code }, name);
+  }
+});
+
+t.test('amounts above 2^53 stay exact', async (t) => {
+  const big = (1n << 62n) + 7n;
+  const { tx } = transactionFromJson({ ...V.vectors[1].json, payload: { Stake: { amount: big } } });
+  t.equal((tx.payload as { amount: bigint }).amount, big);
+  t.equal((decodeTransaction(encodeTransaction(tx)).payload as { amount: bigint }).amount, big);
+  t.equal(transactionFromJson({ ...V.vectors[1].json, payload: { Stake: { amount: big.toString() } } }).tx.payload.kind, 'Stake', 'digit strings are accepted');
+});
+
+t.test('binary decoding rejects trailing, truncated and oversized input', async (t) => {
+  const bytes = encodeTransaction(transactionFromJson(V.vectors[0].json).tx);
+  t.throws(() => decodeTransaction(concatBytes(bytes, Uint8Array.of(0))), { code: 'TRAILING_BYTES' });
+  t.throws(() => decodeTransaction(bytes.slice(0, -1)), { code: 'TRUNCATED' });
+  t.throws(() => decodeTransaction(new Uint8Array(MAX_TX_BYTES + 1)), { code: 'TX_TOO_LARGE' });
+});
