@@ -1,0 +1,166 @@
+import { EventEmitter } from 'node:events';
+import type { BlockContext } from '../execution/apply.js';
+import { buildBlockBody, executeBlock, type ExecutedTx } from '../execution/block.js';
+import { LedgerError } from '../errors.js';
+import { blockHash, transactionsRoot, type Block, type BlockHeader, type QuorumCertificate } from '../protocol/block.js';
+import { bytesEqual, toHex } from '../protocol/bytes.js';
+import type { Receipt } from '../protocol/receipt.js';
+import { verifyTransactionSignature, type Transaction } from '../protocol/transaction.js';
+import type { StateChange, StateReader } from '../execution/overlay.js';
+import type { TreeNodeReader } from '../state/tree/index.js';
+import { updateTree } from '../state/tree/index.js';
+import { PendingBlocks } from './pending.js';
+
+/** What the chain needs from the mempool. */
+export interface BlockSource {
+  select(maxCount: number): Transaction[];
+  isVerified(hash: string): boolean;
+  readonly size: number;
+}
+
+/** What the chain needs from the store. */
+export interface CommitTarget {
+  stateReader(): StateReader;
+  treeNodes(): TreeNodeReader;
+  head(): { seq: number; height: number; hash: Uint8Array; stateRoot: Uint8Array } | undefined;
+  commitBlock(args: {
+    block: Block;
+    seq: number;
+    changes: StateChange[];
+    treeNodes: Map<string, Uint8Array>;
+    receipts: Receipt[];
+  }): Promise<void>;
+}
+
+export interface CommittedBlock {
+  block: Block;
+  seq: number;
+  receipts: Receipt[];
+}
+
+export interface ChainAppOptions {
+  chainId: string;
+  network: string;
+  store: CommitTarget;
+  mempool: BlockSource;
+  maxBlockTransactions: number;
+  /** how far ahead of the local clock a proposal's timestamp may be */
+  maxClockDriftMs?: number;
+  now?: () => number;
+}
+
+/**
+ * The consensus engine's view of the chain: it builds and validates blocks by executing them
+ * speculatively on top of their parent, and commits them in one atomic write each. Emits
+ * `committed` (CommittedBlock) after each block is durable.
+ */
+export class ChainApp extends EventEmitter {
+  private readonly pending: PendingBlocks;
+  private readonly now: () => number;
+  private readonly drift: number;
+
+  constructor(private readonly o: ChainAppOptions) {
+    super();
+    this.pending = new PendingBlocks(o.store.stateReader(), o.store.treeNodes());
+    this.now = o.now ?? Date.now;
+    this.drift = o.maxClockDriftMs ?? 5_000;
+  }
+
+  hasPendingTransactions(): boolean {
+    return this.o.mempool.size > 0;
+  }
+
+  private context(header: Pick<BlockHeader, 'height' | 'timestampMs' | 'proposer'>): BlockContext {
+    return { network: this.o.network, height: header.height, timestampMs: header.timestampMs, proposer: header.proposer };
+  }
+
+  async buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array }): Promise<Block> {
+    const { parent } = args;
+    const timestampMs = Math.max(this.now(), parent.header.timestampMs + 1);
+    const { state, nodes } = this.pending.readersAfter(parent.hash);
+    const already = this.pending.includedTxHashes(parent.hash);
+    const candidates = this.o.mempool.select(this.o.maxBlockTransactions + already.size);
+    const ctx = this.context({ height: args.height, timestampMs, proposer: args.proposer });
+    const body = await buildBlockBody(state, this.o.chainId, ctx, candidates);
+    const executed = body.txs.filter((e) => !already.has(toHex(e.hash))).slice(0, this.o.maxBlockTransactions);
+    // Re-run only when something was dropped above, so the writes match the final body exactly.
+    const final = executed.length === body.txs.length ? body : await executeBlock(state, this.o.chainId, ctx, executed.map((e) => e.tx));
+    const tree = await updateTree(nodes, parent.header.stateRoot, final.changes);
+    const header: BlockHeader = {
+      height: args.height,
+      round: args.round,
+      parentHash: parent.hash,
+      stateRoot: tree.root,
+      transactionsRoot: transactionsRoot(this.o.chainId, final.txs.map((e) => e.tx)),
+      timestampMs,
+      proposer: args.proposer,
+      justify: args.justify,
+    };
+    const block: Block = { header, hash: blockHash(header), transactions: final.txs.map((e) => e.tx) };
+    this.pending.add({ block, executed: final.txs, changes: final.changes, treeNodes: tree.nodes });
+    return block;
+  }
+
+  async validateBlock(block: Block, parent: Block): Promise<void> {
+    const h = block.header;
+    if (this.pending.get(block.hash)) return; // built or validated here already
+    if (!bytesEqual(h.parentHash, parent.hash)) throw reject('BAD_PARENT', 'parent_hash does not match the parent');
+    if (h.timestampMs <= parent.header.timestampMs) throw reject('BAD_TIMESTAMP', 'timestamp must be after the parent');
+    if (h.timestampMs > this.now() + this.drift) throw reject('BAD_TIMESTAMP', 'timestamp is too far in the future');
+    if (block.transactions.length > this.o.maxBlockTransactions) throw reject('BLOCK_TOO_LARGE', 'too many transactions');
+    if (!bytesEqual(h.transactionsRoot, transactionsRoot(this.o.chainId, block.transactions))) throw reject('BAD_TX_ROOT', 'transactions_root mismatch');
+    const { state, nodes } = this.pending.readersAfter(parent.hash);
+    let exec;
+    try {
+      exec = await executeBlock(state, this.o.chainId, this.context(h), block.transactions);
+    } catch (err) {
+      throw reject('INVALID_BLOCK', `block cannot be executed: ${(err as Error).message}`);
+    }
+    for (const e of exec.txs) {
+      if (!this.o.mempool.isVerified(toHex(e.hash)) && !verifyTransactionSignature(this.o.chainId, e.tx)) {
+        throw reject('BAD_SIGNATURE', `transaction ${toHex(e.hash)} has a bad signature`);
+      }
+    }
+    const tree = await updateTree(nodes, parent.header.stateRoot, exec.changes);
+    if (!bytesEqual(tree.root, h.stateRoot)) {
+      throw reject('STATE_ROOT_MISMATCH', `state root mismatch at height ${h.height}: block says ${toHex(h.stateRoot)}, execution gives ${toHex(tree.root)}`);
+    }
+    this.pending.add({ block, executed: exec.txs, changes: exec.changes, treeNodes: tree.nodes });
+  }
+
+  async commit(blocks: Block[], _commitQc: QuorumCertificate): Promise<void> {
+    for (const block of blocks) {
+      const head = this.o.store.head();
+      const seq = head ? head.seq + 1 : 0;
+      let p = this.pending.get(block.hash);
+      if (!p) {
+        // Not executed here (e.g. restored after a restart): execute against committed state.
+        const exec = await executeBlock(this.o.store.stateReader(), this.o.chainId, this.context(block.header), block.transactions);
+        const tree = await updateTree(this.o.store.treeNodes(), head?.stateRoot ?? new Uint8Array(32), exec.changes);
+        if (!bytesEqual(tree.root, block.header.stateRoot)) throw reject('STATE_ROOT_MISMATCH', `committed block ${toHex(block.hash)} does not match local execution`);
+        p = { block, executed: exec.txs, changes: exec.changes, treeNodes: tree.nodes };
+      }
+      const receipts = p.executed.map((e, i) => receipt(e, block, seq, i));
+      await this.o.store.commitBlock({ block, seq, changes: p.changes, treeNodes: p.treeNodes, receipts });
+      this.pending.prune(block.header.height);
+      this.emit('committed', { block, seq, receipts } satisfies CommittedBlock);
+    }
+  }
+}
+
+function receipt(e: ExecutedTx, block: Block, seq: number, index: number): Receipt {
+  return {
+    tx_hash: toHex(e.hash),
+    status: e.outcome.status,
+    block_height: block.header.height,
+    fee_paid: e.outcome.feePaid,
+    events: e.outcome.events,
+    block_hash: toHex(block.hash),
+    block_seq: seq,
+    tx_index: index,
+  };
+}
+
+function reject(code: string, message: string): LedgerError {
+  return new LedgerError(code, message, 'invalid');
+}

@@ -1,0 +1,76 @@
+import type { ExecutedTx } from '../execution/block.js';
+import { layeredReader, type StateChange, type StateReader } from '../execution/overlay.js';
+import { toHex } from '../protocol/bytes.js';
+import type { Block } from '../protocol/block.js';
+import { overlayReader, type TreeNodeReader } from '../state/tree/index.js';
+
+/** A block that was executed speculatively but is not committed yet. */
+export interface PendingBlock {
+  block: Block;
+  executed: ExecutedTx[];
+  changes: StateChange[];
+  treeNodes: Map<string, Uint8Array>;
+}
+
+/**
+ * Speculative state of the uncommitted part of the block tree. Proposals build on, and validators
+ * check against, the state after their parent, which may itself be uncommitted: readers layer each
+ * pending ancestor's writes over the committed store.
+ */
+export class PendingBlocks {
+  private readonly byHash = new Map<string, PendingBlock>();
+
+  constructor(
+    private readonly committedState: StateReader,
+    private readonly committedNodes: TreeNodeReader,
+  ) {}
+
+  add(p: PendingBlock): void {
+    this.byHash.set(toHex(p.block.hash), p);
+  }
+
+  get(hash: Uint8Array): PendingBlock | undefined {
+    return this.byHash.get(toHex(hash));
+  }
+
+  /**
+   * Pending ancestors of `hash` (inclusive), nearest first. Committed blocks are pruned as soon as
+   * they commit, so the walk ends where the committed chain begins.
+   */
+  ancestry(hash: Uint8Array): PendingBlock[] {
+    const out: PendingBlock[] = [];
+    let cursor = this.byHash.get(toHex(hash));
+    while (cursor) {
+      out.push(cursor);
+      cursor = this.byHash.get(toHex(cursor.block.header.parentHash));
+    }
+    return out;
+  }
+
+  /** State and tree nodes as they are after block `hash` (committed or pending). */
+  readersAfter(hash: Uint8Array): { state: StateReader; nodes: TreeNodeReader } {
+    let state = this.committedState;
+    let nodes = this.committedNodes;
+    for (const p of this.ancestry(hash).reverse()) {
+      state = layeredReader(state, p.changes);
+      nodes = overlayReader(nodes, p.treeNodes);
+    }
+    return { state, nodes };
+  }
+
+  /** Hashes of the transactions already in the pending chain ending at `hash`. */
+  includedTxHashes(hash: Uint8Array): Set<string> {
+    const out = new Set<string>();
+    for (const p of this.ancestry(hash)) for (const e of p.executed) out.add(toHex(e.hash));
+    return out;
+  }
+
+  /** Drops everything at or below the committed height: committed now, or on a dead fork. */
+  prune(committedHeight: number): void {
+    for (const [hash, p] of this.byHash) if (p.block.header.height <= committedHeight) this.byHash.delete(hash);
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+}

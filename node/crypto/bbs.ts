@@ -1,0 +1,55 @@
+import { CIPHERSUITES, verifyProof } from '@digitalbazaar/bbs-signatures';
+
+/**
+ * BBS proof verification (IETF CFRG draft, ciphersuite BLS12-381-SHA-256). Stateless; any
+ * malformed input yields false, never an exception.
+ */
+
+const G1 = 48;
+const SCALAR = 32;
+/** Abar, Bbar, D (G1) + e^, r1^, r3^, challenge (scalars); then one scalar per undisclosed message */
+const FIXED_PROOF_BYTES = 3 * G1 + 4 * SCALAR;
+export const BBS_PUBLIC_KEY_BYTES = 96;
+export const MAX_BBS_MESSAGES = 1024;
+
+export interface BbsProofInput {
+  proof: Uint8Array;
+  publicKey: Uint8Array;
+  header: Uint8Array;
+  presentationHeader: Uint8Array;
+  disclosed: ReadonlyArray<{ index: number; message: Uint8Array }>;
+  totalMessageCount: number;
+}
+
+/** The proof's length fixes how many messages stayed hidden; it must agree with the total. */
+function consistentShape(i: BbsProofInput): boolean {
+  if (i.publicKey.length !== BBS_PUBLIC_KEY_BYTES) return false;
+  if (!Number.isInteger(i.totalMessageCount) || i.totalMessageCount < 1 || i.totalMessageCount > MAX_BBS_MESSAGES) return false;
+  const extra = i.proof.length - FIXED_PROOF_BYTES;
+  if (extra < 0 || extra % SCALAR !== 0) return false;
+  if (i.disclosed.length + extra / SCALAR !== i.totalMessageCount) return false;
+  const seen = new Set<number>();
+  for (const d of i.disclosed) {
+    if (!Number.isInteger(d.index) || d.index < 0 || d.index >= i.totalMessageCount || seen.has(d.index)) return false;
+    seen.add(d.index);
+  }
+  return true;
+}
+
+export async function verifyBbsProof(input: BbsProofInput): Promise<boolean> {
+  if (!consistentShape(input)) return false;
+  const disclosed = [...input.disclosed].sort((a, b) => a.index - b.index);
+  try {
+    return await verifyProof({
+      publicKey: input.publicKey,
+      proof: input.proof,
+      header: input.header,
+      presentationHeader: input.presentationHeader,
+      disclosedMessages: disclosed.map((d) => d.message),
+      disclosedMessageIndexes: disclosed.map((d) => d.index),
+      ciphersuite: CIPHERSUITES.BLS12381_SHA256,
+    });
+  } catch {
+    return false;
+  }
+}
