@@ -23,6 +23,7 @@ export interface CommitTarget {
   stateReader(): StateReader;
   treeNodes(): TreeNodeReader;
   head(): { seq: number; height: number; hash: Uint8Array; stateRoot: Uint8Array } | undefined;
+  readonly blocks: { byHash(hash: Uint8Array): Promise<Block | undefined> };
   commitBlock(args: {
     block: Block;
     seq: number;
@@ -72,6 +73,10 @@ export class ChainApp extends EventEmitter {
 
   private context(header: Pick<BlockHeader, 'height' | 'timestampMs' | 'proposer'>): BlockContext {
     return { network: this.o.network, height: header.height, timestampMs: header.timestampMs, proposer: header.proposer };
+  }
+
+  getCommittedBlock(hash: Uint8Array): Promise<Block | undefined> {
+    return this.o.store.blocks.byHash(hash);
   }
 
   async buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array }): Promise<Block> {

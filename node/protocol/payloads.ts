@@ -47,6 +47,12 @@ function fields(body: Record<string, unknown>, kind: string, allowed: string[]):
   }
 }
 
+/** The binary decoder enforces the same rules as the JSON one: a block can carry nothing JSON could not. */
+function nonZero(amount: bigint, kind: string): bigint {
+  if (amount === 0n) throw invalid('MALFORMED_PAYLOAD', `${kind}.amount must be greater than zero`);
+  return amount;
+}
+
 function positiveAmount(value: unknown, kind: string): bigint {
   const amount = amountFromJson(value, `${kind}.amount`);
   if (amount === 0n) throw invalid('MALFORMED_PAYLOAD', `${kind}.amount must be greater than zero`);
@@ -74,7 +80,7 @@ function amountCodec<K extends 'Stake' | 'Unstake'>(kind: K, tag: number): Paylo
     kind,
     tag,
     encode: (w, p) => void w.u128((p as { amount: bigint }).amount),
-    decode: (r) => ({ kind, amount: r.u128() }) as PayloadOf<K>,
+    decode: (r) => ({ kind, amount: nonZero(r.u128(), kind) }) as PayloadOf<K>,
     fromJson(body) {
       fields(body, kind, ['amount']);
       return { kind, amount: positiveAmount(body.amount, kind) } as PayloadOf<K>;
@@ -87,7 +93,7 @@ const transfer: PayloadCodec<'Transfer'> = {
   kind: 'Transfer',
   tag: 0,
   encode: (w, p) => void w.bytes(p.to).u128(p.amount),
-  decode: (r) => ({ kind: 'Transfer', to: r.bytes(ADDRESS_LENGTH), amount: r.u128() }),
+  decode: (r) => ({ kind: 'Transfer', to: r.bytes(ADDRESS_LENGTH), amount: nonZero(r.u128(), 'Transfer') }),
   fromJson(body) {
     fields(body, 'Transfer', ['to', 'amount']);
     return { kind: 'Transfer', to: addressFromJson(body.to, 'Transfer.to'), amount: positiveAmount(body.amount, 'Transfer') };
@@ -137,7 +143,7 @@ const didDeactivate: PayloadCodec<'DidDeactivate'> = {
   kind: 'DidDeactivate',
   tag: 4,
   encode: (w, p) => void w.str(p.did),
-  decode: (r) => ({ kind: 'DidDeactivate', did: r.str() }),
+  decode: (r) => ({ kind: 'DidDeactivate', did: parseDid(r.str()).did }),
   fromJson(body) {
     fields(body, 'DidDeactivate', ['did']);
     try {

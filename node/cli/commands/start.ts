@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { dataPaths } from '../../config/datadir.js';
+import { loadConfig } from '../../config/load.js';
+import { SUBJECT_ENUMERATION_ENV } from '../../config/schema.js';
+import { createLogger } from '../../logging.js';
+import { startNode } from '../../node.js';
+import { parseCommandArgs, printJson, type CliIo, type Options } from '../io.js';
+import { initDataDir } from './init.js';
+
+export const CONFIG_FLAGS: Options = {
+  config: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'rpc-host': { type: 'string' },
+  'rpc-port': { type: 'string' },
+  'p2p-host': { type: 'string' },
+  'p2p-port': { type: 'string' },
+  bootstrap: { type: 'string', multiple: true },
+  'log-level': { type: 'string' },
+  plugins: { type: 'string' },
+  'explorer-port': { type: 'string' },
+  'relay-port': { type: 'string' },
+  'kyc-port': { type: 'string' },
+  'wallet-port': { type: 'string' },
+};
+
+export const startHelp = `ledger start: run the node
+
+Usage: ledger start [options]
+
+Resolves the config (defaults < config file < environment < flags), initializes the
+data directory with one local validator if it has no genesis yet, starts the node and
+prints {"rpc_url": ...} on stdout once it serves. Logs go to stderr as JSON lines.
+SIGINT or SIGTERM shuts down cleanly (exit 0); a second signal exits at once.
+
+Options:
+  --config <file>          config file (default: <data-dir>/config.json if present)
+  --data-dir <dir>         data directory (default: ./data)
+  --rpc-host <host>        JSON-RPC listen address (default: 127.0.0.1)
+  --rpc-port <port>        JSON-RPC port, 0 = any free port (default: 8545)
+  --p2p-host <host>        libp2p listen address (default: 0.0.0.0)
+  --p2p-port <port>        libp2p TCP port (default: 30333)
+  --bootstrap <multiaddr>  a peer to dial at start; repeatable or comma-separated
+  --log-level <level>      trace, debug, info, warn, error, fatal or silent (default: info)
+  --plugins <list>         all, none, or a comma-separated list of explorer,relay,kyc,wallet
+  --explorer-port <port>   and --relay-port, --kyc-port, --wallet-port: plugin ports
+
+Every option also has an environment variable; see docs/operators.md.
+
+Examples:
+  ledger start
+  ledger start --data-dir /var/lib/ledger --rpc-host 0.0.0.0 --log-level debug
+  LEDGER_RPC_PORT=9545 ledger start --plugins explorer,wallet`;
+
+export async function runStart(argv: string[], io: CliIo): Promise<number> {
+  const p = parseCommandArgs('start', argv, CONFIG_FLAGS);
+  const load = () => loadConfig({ flags: p.values, env: io.env, cwd: io.cwd });
+  let { config, configPath } = load();
+  const log = createLogger({ level: config.log.level, name: 'ledger' });
+
+  if (!existsSync(dataPaths(config.dataDir).genesis)) {
+    const summary = await initDataDir({ dataDir: config.dataDir });
+    log.info({ chain_id: summary.chain_id, validator: summary.validators[0]?.address, dev_account: summary.dev_account }, 'initialized a fresh data directory');
+    // init may have written <dataDir>/config.json; read the sources again so it takes effect
+    ({ config, configPath } = load());
+    log.level = config.log.level;
+  }
+  log.info({ data_dir: config.dataDir, config_file: configPath ?? null }, 'starting');
+  if (config.rpcAllowSubjectEnumeration) {
+    log.warn(`${SUBJECT_ENUMERATION_ENV}=1: ledger_credentialsBySubject is enabled; anyone who can reach the RPC port can list the credentials of any subject`);
+  }
+
+  const node = await startNode(config, log);
+  printJson(io, { rpc_url: node.rpcUrl });
+
+  return new Promise<number>((resolveExit) => {
+    let closing = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (closing) {
+        log.warn({ signal }, 'second signal: exiting without finishing the shutdown');
+        process.exit(1);
+      }
+      closing = true;
+      log.info({ signal }, 'shutting down');
+      node.close().then(
+        () => {
+          log.info('stopped');
+          resolveExit(0);
+        },
+        (err: unknown) => {
+          log.error({ err }, 'shutdown failed');
+          resolveExit(1);
+        },
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}

@@ -1,0 +1,127 @@
+import { resolve } from 'node:path';
+import { buildDidCreate, buildDidDeactivate, buildStake, buildTransfer, buildUnstake, signAndEncode, waitForReceipt } from '../../client/builder.js';
+import { RpcClient } from '../../client/rpc-client.js';
+import { readKeyFile, type KeyFile } from '../../config/keyfile.js';
+import { amountFromJson, parseTokens } from '../../protocol/amount.js';
+import type { ServiceEndpoint } from '../../protocol/payloads.js';
+import type { UnsignedTransaction } from '../../protocol/transaction.js';
+import { intFlag, parseCommandArgs, printJson, requireFlag, stringFlag, UsageError, type CliIo, type Parsed } from '../io.js';
+
+export const DEFAULT_RPC_URL = 'http://127.0.0.1:8545';
+const KINDS = ['transfer', 'stake', 'unstake', 'did-create', 'did-deactivate'] as const;
+type Kind = (typeof KINDS)[number];
+
+export const txHelp = `ledger tx: sign a transaction locally and send it to a node
+
+Usage: ledger tx <${KINDS.join('|')}> --key <file> [options]
+
+Reads the chain id (ledger_chainInfo) and the sender's nonce (ledger_getNonce) from the
+node, signs with the key file's Ed25519 key, sends it with ledger_sendTransaction and
+prints {tx_hash} (and the receipt with --wait).
+
+Options:
+  --key <file>             the sender's key file (required)
+  --rpc <url>              node JSON-RPC URL (default: $LEDGER_RPC_URL or ${DEFAULT_RPC_URL})
+  --to <address>           transfer: recipient base58 address
+  --amount <tokens>        transfer, stake, unstake: amount in tokens, e.g. 1.5
+  --amount-units <int>     the same in smallest units (1 token = 100000000 units)
+  --service <id,type,url>  did-create: a service endpoint; repeatable
+  --did <did>              did-deactivate: the DID (default: the key's own DID)
+  --nonce <int>            use this nonce instead of asking the node
+  --wait                   wait for the receipt and print it
+  --timeout <ms>           how long --wait waits (default: 30000)
+
+Examples:
+  ledger tx transfer --key data/keys/dev.json --to 3JQmMsGbVaLaZTtzMmPd41x8mrVb --amount 1.5 --wait
+  ledger tx stake --key data/keys/validator.json --amount 10000
+  ledger tx did-create --key alice.json --service '#pod,SolidPod,https://pod.example/alice'
+  ledger tx did-deactivate --key alice.json`;
+
+function amountOf(p: Parsed): bigint {
+  const tokens = stringFlag(p, 'amount');
+  const units = stringFlag(p, 'amount-units');
+  if ((tokens === undefined) === (units === undefined)) throw new UsageError('give exactly one of --amount <tokens> or --amount-units <integer>', 'tx');
+  try {
+    return tokens !== undefined ? parseTokens(tokens) : amountFromJson(units, '--amount-units');
+  } catch (err) {
+    throw new UsageError((err as Error).message, 'tx');
+  }
+}
+
+/** "id,type,endpoint": the endpoint is everything after the second comma (URLs may hold commas). */
+export function parseService(text: string): ServiceEndpoint {
+  const first = text.indexOf(',');
+  const second = first < 0 ? -1 : text.indexOf(',', first + 1);
+  if (second < 0) throw new UsageError(`--service takes id,type,endpoint; got ${JSON.stringify(text)}`, 'tx');
+  return { id: text.slice(0, first).trim(), type: text.slice(first + 1, second).trim(), serviceEndpoint: text.slice(second + 1).trim() };
+}
+
+function unsignedFor(kind: Kind, p: Parsed, key: KeyFile, nonce: bigint): UnsignedTransaction {
+  const base = { senderPubkey: key.publicKey, nonce };
+  switch (kind) {
+    case 'transfer':
+      return buildTransfer({ ...base, to: requireFlag(p, 'to', 'tx'), amount: amountOf(p) });
+    case 'stake':
+      return buildStake({ ...base, amount: amountOf(p) });
+    case 'unstake':
+      return buildUnstake({ ...base, amount: amountOf(p) });
+    case 'did-create': {
+      const raw = p.values.service;
+      const list = Array.isArray(raw) ? raw : [];
+      return buildDidCreate({ ...base, service: list.map(parseService) });
+    }
+    case 'did-deactivate':
+      return buildDidDeactivate({ ...base, did: stringFlag(p, 'did') ?? key.did });
+  }
+}
+
+/** Flags that only make sense for some kinds are refused elsewhere, so a typo never goes unnoticed. */
+const KIND_FLAGS: Record<Kind, string[]> = {
+  transfer: ['to', 'amount', 'amount-units'],
+  stake: ['amount', 'amount-units'],
+  unstake: ['amount', 'amount-units'],
+  'did-create': ['service'],
+  'did-deactivate': ['did'],
+};
+
+export async function runTx(argv: string[], io: CliIo): Promise<number> {
+  const [kindArg, ...rest] = argv;
+  if (kindArg === undefined || !(KINDS as readonly string[]).includes(kindArg)) {
+    throw new UsageError(kindArg === undefined ? `tx needs a kind: ${KINDS.join(', ')}` : `unknown transaction kind ${JSON.stringify(kindArg)}; kinds: ${KINDS.join(', ')}`, 'tx');
+  }
+  const kind = kindArg as Kind;
+  const p = parseCommandArgs('tx', rest, {
+    key: { type: 'string' },
+    rpc: { type: 'string' },
+    to: { type: 'string' },
+    amount: { type: 'string' },
+    'amount-units': { type: 'string' },
+    service: { type: 'string', multiple: true },
+    did: { type: 'string' },
+    nonce: { type: 'string' },
+    wait: { type: 'boolean' },
+    timeout: { type: 'string' },
+  });
+  for (const flag of Object.values(KIND_FLAGS).flat()) {
+    if (p.values[flag] !== undefined && !KIND_FLAGS[kind].includes(flag)) throw new UsageError(`--${flag} does not apply to tx ${kind}`, 'tx');
+  }
+  const key = await readKeyFile(resolve(io.cwd, requireFlag(p, 'key', 'tx')));
+  const timeoutMs = intFlag(p, 'timeout', 'tx', 1, 3_600_000) ?? 30_000;
+  const nonceFlag = stringFlag(p, 'nonce');
+  if (nonceFlag !== undefined && !/^\d{1,20}$/.test(nonceFlag)) throw new UsageError('--nonce must be a non-negative integer', 'tx');
+  // Validate the flags before touching the network.
+  unsignedFor(kind, p, key, 0n);
+
+  const client = new RpcClient(stringFlag(p, 'rpc') ?? (io.env.LEDGER_RPC_URL || DEFAULT_RPC_URL));
+  const { chain_id: chainId } = await client.chainInfo();
+  const nonce = nonceFlag !== undefined ? BigInt(nonceFlag) : await client.getNonce(key.address);
+  const signed = signAndEncode(chainId, unsignedFor(kind, p, key, nonce), key.seed);
+  const txHash = await client.sendTransaction(signed.json);
+  if (p.values.wait !== true) {
+    printJson(io, { tx_hash: txHash });
+    return 0;
+  }
+  const receipt = await waitForReceipt(client, txHash, { timeoutMs });
+  printJson(io, { tx_hash: txHash, receipt });
+  return receipt.status === 'success' ? 0 : 1;
+}

@@ -1,0 +1,93 @@
+import { keyPairFromSeed } from '../crypto/ed25519.js';
+import { LedgerError } from '../errors.js';
+import { parseAddress } from '../protocol/address.js';
+import { bytesEqual, U64_MAX } from '../protocol/bytes.js';
+import { stringifyJson } from '../protocol/json.js';
+import { payloadFromJson, payloadToJson, type Payload, type ServiceEndpoint } from '../protocol/payloads.js';
+import { signTransaction, transactionHash, transactionToJson, type Transaction, type UnsignedTransaction } from '../protocol/transaction.js';
+import type { RpcClient } from './rpc-client.js';
+import type { Receipt } from './types.js';
+
+/**
+ * Transaction building for dApps: build an unsigned transaction, sign it locally with the
+ * sender's 32-byte Ed25519 seed, send the JSON text with RpcClient.sendTransaction. The node
+ * never signs for anyone.
+ */
+
+export interface TxBase {
+  /** the sender's 32-byte Ed25519 public key */
+  senderPubkey: Uint8Array;
+  /** the sender's next nonce (RpcClient.getNonce) */
+  nonce: bigint | number;
+}
+
+function build(base: TxBase, payload: Payload): UnsignedTransaction {
+  if (base.senderPubkey.length !== 32) throw new LedgerError('BAD_PUBLIC_KEY', `senderPubkey must be 32 bytes, got ${base.senderPubkey.length}`);
+  const nonce = BigInt(base.nonce);
+  if (nonce < 0n || nonce > U64_MAX) throw new LedgerError('BAD_NONCE', 'nonce must be an integer from 0 to 2^64 - 1');
+  // Through the protocol's JSON codec and back: the same rules the node applies on admission.
+  return { senderPubkey: Uint8Array.from(base.senderPubkey), nonce, payload: payloadFromJson(payloadToJson(payload)) };
+}
+
+function addressBytes(to: string | Uint8Array): Uint8Array {
+  return typeof to === 'string' ? parseAddress(to) : Uint8Array.from(to);
+}
+
+/** `to` is a base58 address (or its 20 bytes); `amount` in smallest units (parseTokens('1.5')). */
+export function buildTransfer(args: TxBase & { to: string | Uint8Array; amount: bigint }): UnsignedTransaction {
+  return build(args, { kind: 'Transfer', to: addressBytes(args.to), amount: args.amount });
+}
+
+export function buildStake(args: TxBase & { amount: bigint }): UnsignedTransaction {
+  return build(args, { kind: 'Stake', amount: args.amount });
+}
+
+export function buildUnstake(args: TxBase & { amount: bigint }): UnsignedTransaction {
+  return build(args, { kind: 'Unstake', amount: args.amount });
+}
+
+/** Creates the sender's DID (did:ledger:<network>:<sender address>) with these services. */
+export function buildDidCreate(args: TxBase & { service?: ServiceEndpoint[] }): UnsignedTransaction {
+  return build(args, { kind: 'DidCreate', service: (args.service ?? []).map((s) => ({ ...s })) });
+}
+
+export function buildDidDeactivate(args: TxBase & { did: string }): UnsignedTransaction {
+  return build(args, { kind: 'DidDeactivate', did: args.did });
+}
+
+export interface SignedTransaction {
+  tx: Transaction;
+  /** the JSON text ledger_sendTransaction takes, with chain_id */
+  json: string;
+  /** the hex hash ledger_getReceipt takes */
+  hash: string;
+}
+
+export function signAndEncode(chainId: string, unsigned: UnsignedTransaction, seed: Uint8Array): SignedTransaction {
+  if (!bytesEqual(keyPairFromSeed(seed).publicKey, unsigned.senderPubkey)) {
+    throw new LedgerError('KEY_MISMATCH', 'the seed does not belong to the transaction sender (senderPubkey)');
+  }
+  const tx = signTransaction(chainId, unsigned, seed);
+  return { tx, json: stringifyJson(transactionToJson(tx, 'standard', chainId)), hash: transactionHash(chainId, tx) };
+}
+
+/** Polls ledger_getReceipt until the receipt appears; LedgerError RECEIPT_TIMEOUT after timeoutMs. */
+export async function waitForReceipt(
+  client: Pick<RpcClient, 'getReceipt'>,
+  txHash: string,
+  options: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {},
+): Promise<Receipt> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const intervalMs = options.intervalMs ?? 250;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const receipt = await client.getReceipt(txHash);
+    if (receipt) return receipt;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      throw new LedgerError('RECEIPT_TIMEOUT', `no receipt for ${txHash} within ${timeoutMs} ms; it may still be included later`, 'not_found', { tx_hash: txHash });
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, left)));
+  }
+}

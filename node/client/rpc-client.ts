@@ -1,0 +1,223 @@
+import { parseJson, stringifyJson } from '../protocol/json.js';
+import { RpcError, RpcTransportError } from './errors.js';
+import {
+  normalizeReceipt,
+  normalizeValidator,
+  toBigInt,
+  type BbsCredentialProofResult,
+  type Block,
+  type CanonHead,
+  type ChainInfo,
+  type CredentialRecord,
+  type CredentialVerification,
+  type DidDocument,
+  type DisclosedMessage,
+  type NodeInfo,
+  type RawTransaction,
+  type Receipt,
+  type Validator,
+} from './types.js';
+
+export interface RpcClientOptions {
+  /** default: the global fetch */
+  fetch?: typeof fetch;
+  /** per request; default 30 s */
+  timeoutMs?: number;
+  headers?: Record<string, string>;
+}
+
+export interface RpcCall {
+  method: string;
+  params?: unknown[];
+}
+
+export type BatchResult<T = unknown> = { ok: true; result: T } | { ok: false; error: RpcError };
+
+interface ResponseObject {
+  id?: unknown;
+  result?: unknown;
+  error?: { code?: unknown; message?: unknown; data?: unknown };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function toRpcError(error: ResponseObject['error'], method?: string): RpcError {
+  const code = typeof error?.code === 'number' ? error.code : typeof error?.code === 'bigint' ? Number(error.code) : -32603;
+  const message = typeof error?.message === 'string' ? error.message : 'unknown error';
+  return new RpcError(code, message, error?.data, method);
+}
+
+/**
+ * A JSON-RPC 2.0 client for a ledger node over HTTP. Requests and responses go through the
+ * lossless JSON codec, so integers beyond 2^53 (amounts) arrive as bigint, never rounded.
+ */
+export class RpcClient {
+  private nextId = 1;
+  private readonly fetchImpl: typeof fetch;
+  private readonly timeoutMs: number;
+  private readonly headers: Record<string, string>;
+
+  constructor(
+    readonly url: string,
+    options: RpcClientOptions = {},
+  ) {
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
+  }
+
+  private async post(body: unknown): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.url, {
+        method: 'POST',
+        headers: this.headers,
+        body: stringifyJson(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : ((err as { cause?: Error }).cause?.message ?? (err as Error).message);
+      throw new RpcTransportError(`cannot reach ${this.url}: ${reason}`, this.url, undefined, { cause: err });
+    }
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = parseJson(text);
+    } catch {
+      throw new RpcTransportError(`${this.url} answered HTTP ${response.status} with a body that is not JSON`, this.url, response.status);
+    }
+    // Some servers answer JSON-RPC errors with a 4xx/5xx status; the body still decides.
+    if (!response.ok && !(isObject(parsed) && 'error' in parsed) && !Array.isArray(parsed)) {
+      throw new RpcTransportError(`${this.url} answered HTTP ${response.status}`, this.url, response.status);
+    }
+    return parsed;
+  }
+
+  /** One call; resolves with `result` or throws RpcError (the node's error) or RpcTransportError. */
+  async call<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
+    const id = this.nextId++;
+    const answer = await this.post({ jsonrpc: '2.0', method, params, id });
+    if (!isObject(answer)) throw new RpcTransportError(`${this.url} answered with something other than a JSON-RPC response`, this.url);
+    const r = answer as ResponseObject;
+    if (r.error !== undefined) throw toRpcError(r.error, method);
+    if (!('result' in r)) throw new RpcTransportError(`${this.url} answered with neither result nor error`, this.url);
+    return r.result as T;
+  }
+
+  /** Several calls in one request; results come back in the order of `calls`. */
+  async batch(calls: RpcCall[]): Promise<BatchResult[]> {
+    if (calls.length === 0) return [];
+    const first = this.nextId;
+    this.nextId += calls.length;
+    const answer = await this.post(calls.map((c, i) => ({ jsonrpc: '2.0', method: c.method, params: c.params ?? [], id: first + i })));
+    if (!Array.isArray(answer)) {
+      if (isObject(answer) && 'error' in answer) throw toRpcError((answer as ResponseObject).error);
+      throw new RpcTransportError(`${this.url} answered a batch with something other than an array`, this.url);
+    }
+    const byId = new Map<number, ResponseObject>();
+    for (const item of answer) if (isObject(item) && typeof item.id === 'number') byId.set(item.id, item as ResponseObject);
+    return calls.map((c, i): BatchResult => {
+      const r = byId.get(first + i);
+      if (!r) return { ok: false, error: new RpcError(-32603, 'the batch answer has no response for this call', undefined, c.method) };
+      return r.error !== undefined ? { ok: false, error: toRpcError(r.error, c.method) } : { ok: true, result: r.result };
+    });
+  }
+
+  async getBalance(address: string): Promise<bigint> {
+    return toBigInt(await this.call('ledger_getBalance', [address]), 'balance');
+  }
+
+  async getNonce(address: string): Promise<bigint> {
+    return toBigInt(await this.call('ledger_getNonce', [address]), 'nonce');
+  }
+
+  getLatestBlock(): Promise<Block | null> {
+    return this.call('ledger_getLatestBlock');
+  }
+
+  getBlock(height: number): Promise<Block | null> {
+    return this.call('ledger_getBlock', [height]);
+  }
+
+  getBlockBySeq(seq: number): Promise<Block | null> {
+    return this.call('ledger_getBlockBySeq', [seq]);
+  }
+
+  canonHead(): Promise<CanonHead | null> {
+    return this.call('ledger_canonHead');
+  }
+
+  blockNumber(): Promise<number> {
+    return this.call('ledger_blockNumber');
+  }
+
+  chainInfo(): Promise<ChainInfo> {
+    return this.call('ledger_chainInfo');
+  }
+
+  nodeInfo(): Promise<NodeInfo> {
+    return this.call('ledger_nodeInfo');
+  }
+
+  async getReceipt(txHash: string): Promise<Receipt | null> {
+    return normalizeReceipt(await this.call<Receipt | null>('ledger_getReceipt', [txHash]));
+  }
+
+  getTransaction(txHash: string): Promise<RawTransaction | null> {
+    return this.call('ledger_getTransaction', [txHash]);
+  }
+
+  /** `txJson` is the JSON text of a signed transaction (see signAndEncode); resolves with its hash. */
+  sendTransaction(txJson: string): Promise<string> {
+    return this.call('ledger_sendTransaction', [txJson]);
+  }
+
+  didResolve(did: string): Promise<DidDocument | null> {
+    return this.call('ledger_didResolve', [did]);
+  }
+
+  credentialVerify(credentialId: string): Promise<CredentialVerification | null> {
+    return this.call('ledger_credentialVerify', [credentialId]);
+  }
+
+  /** Throws RpcError -32001 on a node whose operator has not enabled subject enumeration. */
+  credentialsBySubject(did: string): Promise<CredentialRecord[]> {
+    return this.call('ledger_credentialsBySubject', [did]);
+  }
+
+  credentialsByIssuer(did: string): Promise<CredentialRecord[]> {
+    return this.call('ledger_credentialsByIssuer', [did]);
+  }
+
+  async getValidators(): Promise<Validator[]> {
+    const list = await this.call<Validator[]>('ledger_getValidators');
+    return list.map((v) => normalizeValidator(v)!);
+  }
+
+  async getValidatorStake(address: string): Promise<Validator | null> {
+    return normalizeValidator(await this.call<Validator | null>('ledger_getValidatorStake', [address]));
+  }
+
+  bbsVerifyProof(args: {
+    proofHex: string;
+    pubkeyHex: string;
+    headerHex: string;
+    phHex: string;
+    disclosedMessages: DisclosedMessage[];
+    totalMessageCount: number;
+  }): Promise<boolean> {
+    return this.call('ledger_bbsVerifyProof', [args.proofHex, args.pubkeyHex, args.headerHex, args.phHex, args.disclosedMessages, args.totalMessageCount]);
+  }
+
+  bbsVerifyCredentialProof(args: {
+    credentialId: string;
+    proofHex: string;
+    headerHex: string;
+    phHex: string;
+    disclosedMessages: DisclosedMessage[];
+  }): Promise<BbsCredentialProofResult> {
+    return this.call('ledger_bbsVerifyCredentialProof', [args.credentialId, args.proofHex, args.headerHex, args.phHex, args.disclosedMessages]);
+  }
+}

@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+
+/**
+ * The data directory layout, in one place so the CLI and the node agree:
+ *   config.json       optional node config (see docs/operators.md)
+ *   genesis.json      this chain's genesis
+ *   keys/             0700; key files 0600
+ *     validator.json  the key this node validates with (validator 0)
+ *     validator-<i>.json  the other genesis validators' keys (local multi-validator setups)
+ *     dev.json        a funded developer account
+ *   chain/            the node's LevelDB database
+ */
+export interface DataPaths {
+  root: string;
+  config: string;
+  genesis: string;
+  keysDir: string;
+  validatorKey: string;
+  devKey: string;
+  chainDb: string;
+}
+
+export function dataPaths(dataDir: string): DataPaths {
+  const keysDir = join(dataDir, 'keys');
+  return {
+    root: dataDir,
+    config: join(dataDir, 'config.json'),
+    genesis: join(dataDir, 'genesis.json'),
+    keysDir,
+    validatorKey: join(keysDir, 'validator.json'),
+    devKey: join(keysDir, 'dev.json'),
+    chainDb: join(dataDir, 'chain'),
+  };
+}
+
+/** validator 0 is validator.json (the one this node runs as); the others are validator-<i>.json */
+export function validatorKeyPath(dataDir: string, index: number): string {
+  return index === 0 ? dataPaths(dataDir).validatorKey : join(dataPaths(dataDir).keysDir, `validator-${index}.json`);
+}

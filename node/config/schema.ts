@@ -1,0 +1,139 @@
+/**
+ * The node's configuration: its shape and defaults. How a file, the environment and flags
+ * combine lives in resolve.ts; reading files lives in load.ts.
+ */
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const PLUGIN_NAMES = ['explorer', 'relay', 'kyc', 'wallet'] as const;
+export type PluginName = (typeof PLUGIN_NAMES)[number];
+
+/**
+ * One plugin's section. Keys other than enabled/host/port are the plugin's own options and are
+ * passed through untouched: the plugin validates them.
+ */
+export interface PluginConfig {
+  enabled: boolean;
+  host: string;
+  /** 0 = any free port */
+  port: number;
+  [option: string]: unknown;
+}
+
+export interface NodeConfig {
+  dataDir: string;
+  rpc: { host: string; port: number; maxBodyBytes: number; maxBatch: number };
+  p2p: { host: string; port: number; bootstrap: string[] };
+  log: { level: LogLevel };
+  mempool: { maxTransactions: number; maxBytes: number; maxPerSender: number };
+  consensus: { idleBlockIntervalMs: number; roundTimeoutMs: number; maxBlockTransactions: number };
+  plugins: Record<PluginName, PluginConfig>;
+  /** ledger_credentialsBySubject; only the env var LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION=1 turns it on */
+  rpcAllowSubjectEnumeration: boolean;
+}
+
+const MiB = 1024 * 1024;
+
+export const PLUGIN_DEFAULT_PORTS: Readonly<Record<PluginName, number>> = { explorer: 8081, relay: 8082, kyc: 8083, wallet: 8084 };
+
+export function defaultConfig(): NodeConfig {
+  const plugin = (name: PluginName): PluginConfig => ({ enabled: false, host: '127.0.0.1', port: PLUGIN_DEFAULT_PORTS[name] });
+  return {
+    dataDir: './data',
+    rpc: { host: '127.0.0.1', port: 8545, maxBodyBytes: MiB, maxBatch: 100 },
+    p2p: { host: '0.0.0.0', port: 30333, bootstrap: [] },
+    log: { level: 'info' },
+    mempool: { maxTransactions: 50_000, maxBytes: 64 * MiB, maxPerSender: 1000 },
+    consensus: { idleBlockIntervalMs: 1000, roundTimeoutMs: 3000, maxBlockTransactions: 5000 },
+    plugins: { explorer: plugin('explorer'), relay: plugin('relay'), kyc: plugin('kyc'), wallet: plugin('wallet') },
+    rpcAllowSubjectEnumeration: false,
+  };
+}
+
+/** How one leaf value is checked; `what` names the rule in error messages. */
+export interface Rule {
+  what: string;
+  check(value: unknown): boolean;
+  /** turns an env or flag string into the value; undefined = not convertible */
+  fromString(text: string): unknown;
+}
+
+const intFromString = (text: string): unknown => (/^-?\d+$/.test(text.trim()) ? Number(text.trim()) : undefined);
+
+export function intRule(min: number, max: number, what: string): Rule {
+  return { what, check: (v) => Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max, fromString: intFromString };
+}
+
+export const PORT = intRule(0, 65535, 'an integer port 0-65535 (0 = any free port)');
+export const POSITIVE = intRule(1, Number.MAX_SAFE_INTEGER, 'a positive integer');
+export const HOST: Rule = { what: 'a non-empty host name or IP address', check: (v) => typeof v === 'string' && /^[^\s/]+$/.test(v), fromString: (s) => s };
+export const PATH: Rule = { what: 'a non-empty path', check: (v) => typeof v === 'string' && v.length > 0, fromString: (s) => s };
+export const BOOL: Rule = {
+  what: 'a boolean (true or false)',
+  check: (v) => typeof v === 'boolean',
+  fromString: (s) => (s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : undefined),
+};
+export const LEVEL: Rule = { what: `one of ${LOG_LEVELS.join(', ')}`, check: (v) => (LOG_LEVELS as readonly unknown[]).includes(v), fromString: (s) => s };
+/** libp2p multiaddrs such as /ip4/10.0.0.2/tcp/30333/p2p/12D3Koo...; env and flags take a comma-separated list */
+export const MULTIADDRS: Rule = {
+  what: 'an array of multiaddr strings, each starting with "/"',
+  check: (v) => Array.isArray(v) && v.every((a) => typeof a === 'string' && a.startsWith('/') && a.length > 1),
+  fromString: (s) => s.split(',').map((a) => a.trim()).filter((a) => a.length > 0),
+};
+
+/** Every fixed leaf of the schema, by dotted path. Plugin sections also take free-form options. */
+export const RULES: Readonly<Record<string, Rule>> = {
+  dataDir: PATH,
+  'rpc.host': HOST,
+  'rpc.port': PORT,
+  'rpc.maxBodyBytes': intRule(1024, 1024 * MiB, 'an integer number of bytes from 1024 to 1 GiB'),
+  'rpc.maxBatch': intRule(1, 10_000, 'an integer from 1 to 10000'),
+  'p2p.host': HOST,
+  'p2p.port': PORT,
+  'p2p.bootstrap': MULTIADDRS,
+  'log.level': LEVEL,
+  'mempool.maxTransactions': POSITIVE,
+  'mempool.maxBytes': POSITIVE,
+  'mempool.maxPerSender': POSITIVE,
+  'consensus.idleBlockIntervalMs': intRule(10, 3_600_000, 'an integer number of milliseconds from 10 to 3600000'),
+  'consensus.roundTimeoutMs': intRule(100, 3_600_000, 'an integer number of milliseconds from 100 to 3600000'),
+  'consensus.maxBlockTransactions': intRule(1, 100_000, 'an integer from 1 to 100000'),
+  ...Object.fromEntries(
+    PLUGIN_NAMES.flatMap((p) => [
+      [`plugins.${p}.enabled`, BOOL],
+      [`plugins.${p}.host`, HOST],
+      [`plugins.${p}.port`, PORT],
+    ]),
+  ),
+};
+
+/**
+ * Settings the environment and flags can change; each is also a file key. Plugin switches
+ * (LEDGER_PLUGINS / --plugins) and rpcAllowSubjectEnumeration (env only, exact match by the
+ * seed's rule) are handled apart.
+ */
+export interface Setting {
+  path: string;
+  env: string;
+  flag: string;
+}
+
+export const SETTINGS: readonly Setting[] = [
+  { path: 'dataDir', env: 'LEDGER_DATA_DIR', flag: 'data-dir' },
+  { path: 'rpc.host', env: 'LEDGER_RPC_HOST', flag: 'rpc-host' },
+  { path: 'rpc.port', env: 'LEDGER_RPC_PORT', flag: 'rpc-port' },
+  { path: 'p2p.host', env: 'LEDGER_P2P_HOST', flag: 'p2p-host' },
+  { path: 'p2p.port', env: 'LEDGER_P2P_PORT', flag: 'p2p-port' },
+  { path: 'p2p.bootstrap', env: 'LEDGER_P2P_BOOTSTRAP', flag: 'bootstrap' },
+  { path: 'log.level', env: 'LEDGER_LOG_LEVEL', flag: 'log-level' },
+  ...PLUGIN_NAMES.map((p) => ({ path: `plugins.${p}.port`, env: `LEDGER_${p.toUpperCase()}_PORT`, flag: `${p}-port` })),
+];
+
+/** `all`, `none`, or a comma-separated list of plugin names: exactly those are enabled */
+export const PLUGINS_ENV = 'LEDGER_PLUGINS';
+export const PLUGINS_FLAG = 'plugins';
+
+export const SUBJECT_ENUMERATION_ENV = 'LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION';
+/** names a config file explicitly, like --config */
+export const CONFIG_ENV = 'LEDGER_CONFIG';

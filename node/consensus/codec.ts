@@ -1,0 +1,204 @@
+import { invalid, LedgerError } from '../errors.js';
+import { ADDRESS_LENGTH } from '../protocol/address.js';
+import { decodeBlock, encodeBlock, readQc, writeQc, type Block, type QuorumCertificate } from '../protocol/block.js';
+import { ByteReader, ByteWriter } from '../protocol/bytes.js';
+import { BLS_SIGNATURE_LENGTH } from './crypto.js';
+import type { ConsensusMessage, Proposal, SafetyState, SyncRequest, TimeoutCertificate, Vote, Timeout } from './types.js';
+import { bitmapLength, MAX_VALIDATORS } from './validators.js';
+
+/**
+ * Wire codecs for consensus messages: version byte 1, a type byte, then the body in the canonical
+ * big-endian encoding of protocol/bytes.ts. Decoding is strict (exact lengths, no trailing bytes)
+ * and size-capped per type before any parsing.
+ */
+
+export const WIRE_VERSION = 1;
+export const MAX_PROPOSAL_BYTES = 4 * 1024 * 1024;
+export const MAX_SYNC_RESPONSE_BYTES = 16 * 1024 * 1024;
+export const MAX_SMALL_MESSAGE_BYTES = 64 * 1024;
+export const MAX_SYNC_BLOCKS = 64;
+const MAX_BITMAP = bitmapLength(MAX_VALIDATORS);
+
+const TYPE = { proposal: 1, vote: 2, timeout: 3, tc: 4, 'sync-request': 5, 'sync-response': 6, qc: 7 } as const;
+
+function tooLarge(what: string, size: number, cap: number): LedgerError {
+  return new LedgerError('MESSAGE_TOO_LARGE', `${what} of ${size} bytes exceeds ${cap}`, 'limit');
+}
+
+function writeSig(w: ByteWriter, sig: Uint8Array): void {
+  if (sig.length !== BLS_SIGNATURE_LENGTH) throw invalid('BAD_SIGNATURE_LENGTH', `a signature is ${BLS_SIGNATURE_LENGTH} bytes`);
+  w.bytes(sig);
+}
+
+function round(r: ByteReader): number {
+  const v = r.u64();
+  if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid('BAD_ROUND', 'round or height out of range');
+  return Number(v);
+}
+
+/** A QC read strictly: bounded bitmap; empty signature only for the signer-less genesis QC. */
+export function readQcStrict(r: ByteReader): QuorumCertificate {
+  const qc = readQc(r);
+  if (qc.round > Number.MAX_SAFE_INTEGER || qc.height > Number.MAX_SAFE_INTEGER) throw invalid('BAD_QC', 'QC round out of range');
+  if (qc.signers.length > MAX_BITMAP) throw invalid('BAD_QC', 'QC signer bitmap too long');
+  const empty = qc.signers.length === 0 && qc.signature.length === 0;
+  if (!empty && qc.signature.length !== BLS_SIGNATURE_LENGTH) throw invalid('BAD_QC', 'QC signature has the wrong length');
+  return qc;
+}
+
+export function writeTc(w: ByteWriter, tc: TimeoutCertificate): ByteWriter {
+  w.u64(BigInt(tc.round));
+  writeQc(w, tc.highQc);
+  w.u16(tc.signers.length).bytes(tc.signers).u16(tc.highQcRounds.length);
+  for (const r of tc.highQcRounds) w.u64(BigInt(r));
+  writeSig(w, tc.signature);
+  return w;
+}
+
+export function readTc(r: ByteReader): TimeoutCertificate {
+  const rnd = round(r);
+  const highQc = readQcStrict(r);
+  const signersLen = r.u16();
+  if (signersLen > MAX_BITMAP) throw invalid('BAD_TC', 'TC signer bitmap too long');
+  const signers = r.bytes(signersLen);
+  const count = r.u16();
+  if (count > MAX_VALIDATORS) throw invalid('BAD_TC', 'too many TC entries');
+  const highQcRounds: number[] = [];
+  for (let i = 0; i < count; i++) highQcRounds.push(round(r));
+  return { round: rnd, highQc, signers, highQcRounds, signature: r.bytes(BLS_SIGNATURE_LENGTH) };
+}
+
+function writeVote(w: ByteWriter, v: Vote): void {
+  w.u64(BigInt(v.round)).u64(BigInt(v.height)).bytes(v.blockHash).bytes(v.voter);
+  writeSig(w, v.signature);
+}
+
+function readVote(r: ByteReader): Vote {
+  return { round: round(r), height: round(r), blockHash: r.bytes(32), voter: r.bytes(ADDRESS_LENGTH), signature: r.bytes(BLS_SIGNATURE_LENGTH) };
+}
+
+function writeProposal(w: ByteWriter, p: Proposal): void {
+  const block = encodeBlock(p.block);
+  w.u64(BigInt(block.length)).bytes(block);
+  if (p.tc) writeTc(w.u8(1), p.tc);
+  else w.u8(0);
+  writeSig(w, p.signature);
+}
+
+function readProposal(r: ByteReader): Proposal {
+  const len = r.u64();
+  if (len > BigInt(MAX_PROPOSAL_BYTES)) throw tooLarge('block', Number(len), MAX_PROPOSAL_BYTES);
+  const block = decodeBlock(r.bytes(Number(len)));
+  const flag = r.u8();
+  if (flag > 1) throw invalid('BAD_FLAG', 'TC presence flag must be 0 or 1');
+  const tc = flag === 1 ? readTc(r) : undefined;
+  return { block, tc, signature: r.bytes(BLS_SIGNATURE_LENGTH) };
+}
+
+export function encodeMessage(msg: ConsensusMessage): Uint8Array {
+  const w = new ByteWriter().u8(WIRE_VERSION).u8(TYPE[msg.type]);
+  switch (msg.type) {
+    case 'proposal':
+      writeProposal(w, msg.proposal);
+      break;
+    case 'vote':
+      writeVote(w, msg.vote);
+      break;
+    case 'timeout':
+      writeQc(w.u64(BigInt(msg.timeout.round)), msg.timeout.highQc).bytes(msg.timeout.voter);
+      writeSig(w, msg.timeout.signature);
+      break;
+    case 'tc':
+      writeTc(w, msg.tc);
+      break;
+    case 'qc':
+      writeQc(w, msg.qc);
+      break;
+    case 'sync-request':
+      w.bytes(msg.request.hash).u64(BigInt(msg.request.stopAtHeight)).u16(msg.request.max);
+      break;
+    case 'sync-response':
+      w.u16(msg.blocks.length);
+      for (const b of msg.blocks) {
+        const bytes = encodeBlock(b);
+        w.u64(BigInt(bytes.length)).bytes(bytes);
+      }
+      break;
+  }
+  return w.finish();
+}
+
+export function decodeMessage(bytes: Uint8Array): ConsensusMessage {
+  if (bytes.length > MAX_SYNC_RESPONSE_BYTES) throw tooLarge('consensus message', bytes.length, MAX_SYNC_RESPONSE_BYTES);
+  const r = new ByteReader(bytes);
+  const version = r.u8();
+  if (version !== WIRE_VERSION) throw invalid('BAD_VERSION', `unknown consensus wire version ${version}`);
+  const type = r.u8();
+  const cap = type === TYPE.proposal ? MAX_PROPOSAL_BYTES + 64 * 1024 : type === TYPE['sync-response'] ? MAX_SYNC_RESPONSE_BYTES : MAX_SMALL_MESSAGE_BYTES;
+  if (bytes.length > cap) throw tooLarge('consensus message', bytes.length, cap);
+  let msg: ConsensusMessage;
+  switch (type) {
+    case TYPE.proposal:
+      msg = { type: 'proposal', proposal: readProposal(r) };
+      break;
+    case TYPE.vote:
+      msg = { type: 'vote', vote: readVote(r) };
+      break;
+    case TYPE.timeout: {
+      const t: Timeout = { round: round(r), highQc: readQcStrict(r), voter: r.bytes(ADDRESS_LENGTH), signature: r.bytes(BLS_SIGNATURE_LENGTH) };
+      msg = { type: 'timeout', timeout: t };
+      break;
+    }
+    case TYPE.tc:
+      msg = { type: 'tc', tc: readTc(r) };
+      break;
+    case TYPE.qc:
+      msg = { type: 'qc', qc: readQcStrict(r) };
+      break;
+    case TYPE['sync-request']: {
+      const request: SyncRequest = { hash: r.bytes(32), stopAtHeight: round(r), max: r.u16() };
+      if (request.max === 0 || request.max > MAX_SYNC_BLOCKS) throw invalid('BAD_SYNC_REQUEST', `max must be 1 to ${MAX_SYNC_BLOCKS}`);
+      msg = { type: 'sync-request', request };
+      break;
+    }
+    case TYPE['sync-response']: {
+      const count = r.u16();
+      if (count > MAX_SYNC_BLOCKS) throw invalid('BAD_SYNC_RESPONSE', `at most ${MAX_SYNC_BLOCKS} blocks`);
+      const blocks: Block[] = [];
+      for (let i = 0; i < count; i++) {
+        const len = r.u64();
+        if (len > BigInt(MAX_PROPOSAL_BYTES)) throw tooLarge('block', Number(len), MAX_PROPOSAL_BYTES);
+        blocks.push(decodeBlock(r.bytes(Number(len))));
+      }
+      msg = { type: 'sync-response', blocks };
+      break;
+    }
+    default:
+      throw invalid('BAD_MESSAGE_TYPE', `unknown consensus message type ${type}`);
+  }
+  r.end();
+  return msg;
+}
+
+/** The persisted safety state: u64 last voted round, locked QC, high QC, u8 flag + high TC. */
+export function encodeSafety(s: SafetyState): Uint8Array {
+  const w = new ByteWriter().u8(WIRE_VERSION).u64(BigInt(s.lastVotedRound));
+  writeQc(w, s.lockedQc);
+  writeQc(w, s.highQc);
+  if (s.highTc) writeTc(w.u8(1), s.highTc);
+  else w.u8(0);
+  return w.finish();
+}
+
+export function decodeSafety(bytes: Uint8Array): SafetyState {
+  const r = new ByteReader(bytes);
+  if (r.u8() !== WIRE_VERSION) throw invalid('BAD_VERSION', 'unknown safety state version');
+  const lastVotedRound = round(r);
+  const lockedQc = readQcStrict(r);
+  const highQc = readQcStrict(r);
+  const flag = r.u8();
+  if (flag > 1) throw invalid('BAD_FLAG', 'TC presence flag must be 0 or 1');
+  const highTc = flag === 1 ? readTc(r) : undefined;
+  r.end();
+  return { lastVotedRound, lockedQc, highQc, highTc };
+}

@@ -1,0 +1,549 @@
+import { EventEmitter } from 'node:events';
+import { LedgerError } from '../errors.js';
+import type { Block, QuorumCertificate } from '../protocol/block.js';
+import { bytesEqual, toHex } from '../protocol/bytes.js';
+import { CertificateVerifier } from './certificates.js';
+import { MAX_SYNC_BLOCKS } from './codec.js';
+import { timeoutDigest, voteDigest, type QuorumCrypto } from './crypto.js';
+import { DEFAULT_PACEMAKER, Pacemaker, systemClock, type Clock, type PacemakerConfig, type RoundEntry, type TimerHandle } from './pacemaker.js';
+import * as rules from './safety.js';
+import type { ConsensusStore } from './store.js';
+import { BlockTree } from './tree.js';
+import type { ConsensusApp, ConsensusMessage, ConsensusTransport, Evidence, Proposal, SafetyState, Timeout, TimeoutCertificate, ValidatorSetData, Vote } from './types.js';
+import { ValidatorSet } from './validators.js';
+import { TimeoutCollector, VoteCollector } from './votes.js';
+
+/**
+ * Chained HotStuff (Yin et al. 2019, Algorithm 3) in its LibraBFT form.
+ *
+ * Round r has one leader, validators[r mod n]. The leader extends the block certified by its
+ * highest QC and sends the block with that QC as `header.justify` (and, when round r-1 ended by
+ * timeout, the TC that justifies skipping). Its signature on the proposal is its own vote.
+ * Validators check the block, apply the vote rule (safety.ts) and send their vote to the leader
+ * of r+1, which aggregates >2/3 of the weight into a QC and proposes on it in round r+1.
+ *
+ * Commit rule (3-chain): when a QC for b2 is known, let b1 = parent(b2) and b0 = parent(b1) (a
+ * block's parent is always the block its justify certifies, so b0 <- b1 <- b2 are each certified
+ * by the next). If b1.round = b0.round + 1 and b2.round = b1.round + 1, b0 is committed, with
+ * every uncommitted ancestor, oldest first. The same QC locks b1 (the 2-chain head): a validator
+ * only votes for blocks extending its lock or justified by a QC newer than it. With consecutive
+ * rounds, any conflicting certified block would need an honest validator to vote against its lock,
+ * so two honest validators never commit conflicting blocks with fewer than 1/3 byzantine weight.
+ *
+ * Liveness: the pacemaker times a round out; timeouts are broadcast signed with the sender's high
+ * QC; >2/3 of them form a TC that moves everyone to r+1, and >1/3 make a validator join the
+ * timeout early. A silent leader therefore costs one timeout.
+ *
+ * All handlers run one at a time on an internal queue. Safety state is saved, and awaited,
+ * before any vote, proposal or timeout leaves the node.
+ */
+
+export interface ConsensusEngineOptions {
+  chainId: string;
+  validators: ValidatorSetData;
+  /** this node's validator address and vote key */
+  self: { address: Uint8Array; crypto: QuorumCrypto };
+  app: ConsensusApp;
+  transport: ConsensusTransport;
+  store: ConsensusStore;
+  genesis: Block;
+  /** the last block the app committed (the genesis block on a fresh chain) */
+  committedHead: Block;
+  clock?: Clock;
+  pacemaker?: Partial<PacemakerConfig>;
+  /** an idle leader proposes an empty block after this long (default 1000 ms) */
+  idleBlockIntervalMs?: number;
+  /** how often an idle leader checks the mempool (default 20 ms) */
+  pollIntervalMs?: number;
+}
+
+export interface ConsensusMetrics {
+  round: number;
+  highQcRound: number;
+  lockedRound: number;
+  lastVotedRound: number;
+  committedHeight: number;
+  committedBlocks: number;
+  proposals: number;
+  votesSent: number;
+  votesReceived: number;
+  qcsFormed: number;
+  tcsFormed: number;
+  timeouts: number;
+  pairingChecks: number;
+  lastCommitLatencyMs: number | undefined;
+  dropped: Record<string, number>;
+}
+
+interface Orphan {
+  block: Block;
+  from: Uint8Array;
+}
+
+export class ConsensusEngine extends EventEmitter {
+  readonly validators: ValidatorSet;
+  private readonly o: ConsensusEngineOptions;
+  private readonly clock: Clock;
+  private readonly me: Uint8Array;
+  private readonly isValidator: boolean;
+  private readonly verifier: CertificateVerifier;
+  private readonly votes: VoteCollector;
+  private readonly timeouts: TimeoutCollector;
+  private readonly pacemaker: Pacemaker;
+  private readonly genesisQc: QuorumCertificate;
+  private safety!: SafetyState;
+  private tree: BlockTree;
+  private queue: Promise<void> = Promise.resolve();
+  private running = false;
+  private subscribed = false;
+  private proposedRound = 0;
+  private idleTimer: TimerHandle | undefined;
+  private readonly proposalsSeen = new Map<number, Proposal>();
+  private readonly ownTimeouts = new Map<number, Timeout>();
+  private readonly orphans = new Map<string, Orphan[]>();
+  private readonly orphanHashes = new Set<string>();
+  private readonly pendingQcs = new Map<string, QuorumCertificate>();
+  private readonly syncInFlight = new Map<string, number>();
+  private readonly firstSeen = new Map<string, number>();
+  private readonly evidenceList: Evidence[] = [];
+  private readonly m: ConsensusMetrics;
+
+  constructor(options: ConsensusEngineOptions) {
+    super();
+    this.o = options;
+    this.clock = options.clock ?? systemClock;
+    this.validators = new ValidatorSet(options.validators);
+    this.me = options.self.address;
+    const myIndex = this.validators.indexOf(this.me);
+    this.isValidator = myIndex !== undefined && bytesEqual(this.validators.at(myIndex)!.blsPublicKey, options.self.crypto.publicKey);
+    this.genesisQc = { round: 0, height: options.genesis.header.height, blockHash: options.genesis.hash, signers: new Uint8Array(0), signature: new Uint8Array(0) };
+    this.verifier = new CertificateVerifier(options.chainId, this.validators, options.self.crypto, this.genesisQc);
+    this.votes = new VoteCollector(options.chainId, this.validators, options.self.crypto);
+    this.timeouts = new TimeoutCollector(options.chainId, this.validators, options.self.crypto);
+    this.pacemaker = new Pacemaker({ ...DEFAULT_PACEMAKER, ...options.pacemaker }, this.clock, (round) => this.enqueue(() => this.localTimeout(round)));
+    this.tree = new BlockTree(options.committedHead);
+    this.m = {
+      round: 0, highQcRound: 0, lockedRound: 0, lastVotedRound: 0, committedHeight: options.committedHead.header.height, committedBlocks: 0,
+      proposals: 0, votesSent: 0, votesReceived: 0, qcsFormed: 0, tcsFormed: 0, timeouts: 0, pairingChecks: 0, lastCommitLatencyMs: undefined, dropped: {},
+    };
+  }
+
+  /** The validator set that certifies blocks at `height` (fixed until epochs exist). */
+  validatorSetFor(_height: number): ValidatorSet {
+    return this.validators;
+  }
+
+  /** Loads the safety state and the pending blocks, then enters the current round. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    const saved = await this.o.store.loadSafety();
+    if (saved) this.safety = saved;
+    else if (bytesEqual(this.o.committedHead.hash, this.o.genesis.hash)) this.safety = rules.initialSafety(this.genesisQc);
+    else throw new LedgerError('CONSENSUS_STATE_MISSING', 'the chain is past genesis but the consensus store holds no safety state', 'internal');
+    this.tree = new BlockTree(this.o.committedHead);
+    const pending = (await this.o.store.pendingBlocks()).sort((a, b) => a.header.height - b.header.height);
+    const stale = pending.filter((b) => b.header.height <= this.tree.root.header.height || !this.tree.add(b)).map((b) => b.hash);
+    await this.o.store.deletePendingBlocks(stale);
+    this.running = true;
+    if (!this.subscribed) {
+      this.subscribed = true;
+      this.o.transport.onMessage((from, msg) => {
+        if (this.running) this.enqueue(() => this.handle(from, msg));
+      });
+    }
+    this.enqueue(async () => {
+      // A crash between a QC and the commit it allowed: finish that commit now.
+      await this.processQc(this.safety.highQc, undefined);
+      this.advance(rules.currentRound(this.safety), 'start');
+    });
+    await this.queue;
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.pacemaker.stop();
+    this.idleTimer?.cancel();
+    await this.queue;
+  }
+
+  evidence(): Evidence[] {
+    return [...this.evidenceList];
+  }
+
+  metrics(): ConsensusMetrics {
+    return {
+      ...this.m,
+      round: this.pacemaker.round,
+      highQcRound: this.safety?.highQc.round ?? 0,
+      lockedRound: this.safety?.lockedQc.round ?? 0,
+      lastVotedRound: this.safety?.lastVotedRound ?? 0,
+      committedHeight: this.tree.root.header.height,
+      pairingChecks: this.verifier.checks,
+      dropped: { ...this.m.dropped },
+    };
+  }
+
+  get committedHead(): Block {
+    return this.tree.root;
+  }
+
+  /** Wait for every queued handler to finish (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.queue;
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.queue = this.queue.then(async () => {
+      if (!this.running) return;
+      try {
+        await task();
+      } catch (err) {
+        this.emit('fault', err);
+      }
+    });
+  }
+
+  private drop(reason: string): void {
+    this.m.dropped[reason] = (this.m.dropped[reason] ?? 0) + 1;
+    this.emit('dropped', { reason });
+  }
+
+  private async setSafety(next: SafetyState): Promise<void> {
+    if (next === this.safety) return;
+    await this.o.store.saveSafety(next);
+    this.safety = next;
+  }
+
+  private isMe(address: Uint8Array): boolean {
+    return bytesEqual(address, this.me);
+  }
+
+  private async handle(from: Uint8Array, msg: ConsensusMessage): Promise<void> {
+    if (this.validators.indexOf(from) === undefined) return this.drop('non-validator');
+    switch (msg.type) {
+      case 'proposal':
+        return this.onProposal(from, msg.proposal);
+      case 'vote':
+        this.m.votesReceived++;
+        return this.onVote(msg.vote, false);
+      case 'timeout':
+        return this.onTimeout(from, msg.timeout, false);
+      case 'tc':
+        if (msg.tc.round <= (this.safety.highTc?.round ?? 0)) return;
+        if (!this.verifier.verifyTc(msg.tc)) return this.drop('bad-tc');
+        return this.processTc(msg.tc);
+      case 'qc':
+        if (msg.qc.round <= this.safety.highQc.round) return; // nothing new: skip the pairing check
+        if (!this.verifier.verifyQc(msg.qc)) return this.drop('bad-qc');
+        return this.processQc(msg.qc, from);
+      case 'sync-request':
+        return this.onSyncRequest(from, msg.request.hash, msg.request.stopAtHeight, msg.request.max);
+      case 'sync-response':
+        return this.onSyncResponse(from, msg.blocks);
+    }
+  }
+
+  // ---- proposals and votes ----
+
+  private async onProposal(from: Uint8Array, p: Proposal): Promise<void> {
+    const b = p.block;
+    const round = b.header.round;
+    const leader = this.validators.leader(round);
+    if (!bytesEqual(b.header.proposer, leader.address)) return this.drop('wrong-leader');
+    if (rules.proposalShapeError(b, p.tc)) return this.drop('malformed-proposal');
+    const seen = this.proposalsSeen.get(round);
+    if (seen && bytesEqual(seen.block.hash, b.hash)) return;
+    if (!this.o.self.crypto.verify(voteDigest(this.o.chainId, round, b.header.height, b.hash), p.signature, leader.blsPublicKey)) return this.drop('bad-signature');
+    if (seen) this.recordEvidence({ kind: 'double-proposal', round, validator: leader.address, first: seen, second: p });
+    else this.proposalsSeen.set(round, p);
+    if (!this.verifier.verifyQc(b.header.justify)) return this.drop('bad-qc');
+    if (p.tc && !this.verifier.verifyTc(p.tc)) return this.drop('bad-tc');
+    if (p.tc) await this.processTc(p.tc);
+    await this.processQc(b.header.justify, from);
+    // The leader's signature is its vote; the next leader counts it.
+    if (this.isMe(this.validators.leader(round + 1).address)) {
+      await this.onVote({ round, height: b.header.height, blockHash: b.hash, voter: leader.address, signature: p.signature }, true);
+    }
+    await this.receiveBlock(b, from);
+  }
+
+  /** Validates and adds a block whose signature or hash chain is already authenticated; then votes. */
+  private async receiveBlock(b: Block, from: Uint8Array): Promise<void> {
+    if (b.header.height <= this.tree.root.header.height) return;
+    if (!this.tree.has(b.hash)) {
+      const parent = this.tree.get(b.header.parentHash);
+      if (!parent) {
+        const key = toHex(b.header.parentHash);
+        const list = this.orphans.get(key) ?? [];
+        if (!list.some((o) => bytesEqual(o.block.hash, b.hash))) list.push({ block: b, from });
+        this.orphans.set(key, list);
+        this.orphanHashes.add(toHex(b.hash));
+        // An orphan's parent that is itself an orphan is already on its way.
+        if (!this.orphanHashes.has(key)) this.requestSync(from, b.header.parentHash);
+        return;
+      }
+      try {
+        await this.o.app.validateBlock(b, parent);
+      } catch (err) {
+        this.emit('rejected', { block: b, error: err });
+        return this.drop('invalid-block');
+      }
+      await this.o.store.putPendingBlock(b);
+      this.tree.add(b);
+      this.firstSeen.set(toHex(b.hash), this.clock.now());
+      await this.onBlockAdded(b);
+    }
+    await this.maybeVote(b);
+  }
+
+  private async onBlockAdded(b: Block): Promise<void> {
+    await this.processQc(b.header.justify, undefined);
+    const key = toHex(b.hash);
+    const qc = this.pendingQcs.get(key);
+    if (qc) {
+      this.pendingQcs.delete(key);
+      await this.processQc(qc, undefined);
+    }
+    const children = this.orphans.get(key);
+    this.orphans.delete(key);
+    for (const o of children ?? []) {
+      this.orphanHashes.delete(toHex(o.block.hash));
+      await this.receiveBlock(o.block, o.from);
+    }
+  }
+
+  private async maybeVote(b: Block): Promise<void> {
+    const round = b.header.round;
+    if (!this.isValidator || round !== this.pacemaker.round || !this.tree.has(b.hash)) return;
+    if (!rules.safeToVote(this.safety, b, (h) => this.lookup(h)).ok) return;
+    await this.setSafety(rules.recordVote(this.safety, round));
+    const vote: Vote = { round, height: b.header.height, blockHash: b.hash, voter: this.me, signature: this.o.self.crypto.sign(voteDigest(this.o.chainId, round, b.header.height, b.hash)) };
+    this.m.votesSent++;
+    // To the next leader, and to this round's leader, which relays the QC if the next one is down.
+    for (const to of this.voteCollectors(round)) {
+      if (this.isMe(to)) await this.onVote(vote, true);
+      else this.o.transport.send(to, { type: 'vote', vote });
+    }
+  }
+
+  private lookup(hash: Uint8Array): { round: number; parentHash: Uint8Array } | undefined {
+    const b = this.tree.get(hash);
+    return b && { round: b.header.round, parentHash: b.header.parentHash };
+  }
+
+  /** Who collects the votes of `round`: the leaders of round+1 and of round itself. */
+  private voteCollectors(round: number): Uint8Array[] {
+    const next = this.validators.leader(round + 1).address;
+    const current = this.validators.leader(round).address;
+    return bytesEqual(next, current) ? [next] : [next, current];
+  }
+
+  private async onVote(vote: Vote, trusted: boolean): Promise<void> {
+    if (!this.voteCollectors(vote.round).some((a) => this.isMe(a))) return this.drop('vote-not-for-me');
+    if (vote.round + 1 < this.pacemaker.round) return;
+    const res = this.votes.add(vote, trusted);
+    for (let i = 0; i < res.rejected; i++) this.drop('bad-vote');
+    if (res.evidence) this.recordEvidence(res.evidence);
+    if (!res.qc) return;
+    this.verifier.rememberQc(res.qc);
+    this.m.qcsFormed++;
+    this.emit('qc', res.qc);
+    if (!this.isMe(this.validators.leader(res.qc.round + 1).address)) this.o.transport.broadcast({ type: 'qc', qc: res.qc });
+    await this.processQc(res.qc, this.validators.leader(res.qc.round).address);
+  }
+
+  private recordEvidence(e: Evidence): void {
+    this.evidenceList.push(e);
+    this.emit('evidence', e);
+  }
+
+  // ---- certificates, locking and commits ----
+
+  /** A verified QC: raise the high QC, lock and commit if its block is known, and move rounds. */
+  private async processQc(qc: QuorumCertificate, source: Uint8Array | undefined): Promise<void> {
+    await this.setSafety(rules.updateHighQc(this.safety, qc));
+    const b2 = this.tree.get(qc.blockHash);
+    if (b2) await this.processCertified(b2);
+    else if (qc.round > 0 && qc.height > this.tree.root.header.height) {
+      this.pendingQcs.set(toHex(qc.blockHash), qc);
+      this.requestSync(source ?? this.validators.leader(qc.round).address, qc.blockHash);
+    }
+    this.advance(qc.round + 1, 'qc');
+  }
+
+  private async processCertified(b2: Block): Promise<void> {
+    const b1 = this.tree.parent(b2);
+    if (!b1) return;
+    await this.setSafety(rules.updateLock(this.safety, b2.header.justify));
+    const b0 = this.tree.parent(b1);
+    if (!b0 || b0 === this.tree.root) return;
+    if (rules.threeChainCommits(b0.header.round, b1.header.round, b2.header.round)) await this.commit(b0, b1.header.justify);
+  }
+
+  private async commit(b0: Block, qc: QuorumCertificate): Promise<void> {
+    const blocks = this.tree.pathFromRoot(b0.hash);
+    if (blocks.length === 0) return;
+    await this.o.app.commit(blocks, qc);
+    const removed = this.tree.commitTo(b0.hash);
+    await this.o.store.deletePendingBlocks([...removed, b0.hash]);
+    const now = this.clock.now();
+    const seen = this.firstSeen.get(toHex(b0.hash));
+    const latencyMs = seen === undefined ? undefined : now - seen;
+    for (const h of [...removed, b0.hash]) this.firstSeen.delete(toHex(h));
+    const rootHeight = b0.header.height;
+    for (const [k, list] of this.orphans) {
+      const keep = list.filter((o) => o.block.header.height > rootHeight);
+      for (const o of list) if (!keep.includes(o)) this.orphanHashes.delete(toHex(o.block.hash));
+      if (keep.length === 0) this.orphans.delete(k);
+      else this.orphans.set(k, keep);
+    }
+    for (const [k, qc] of this.pendingQcs) if (qc.height <= rootHeight) this.pendingQcs.delete(k);
+    this.m.committedBlocks += blocks.length;
+    if (latencyMs !== undefined) this.m.lastCommitLatencyMs = latencyMs;
+    this.emit('commit', { blocks, qc, latencyMs });
+  }
+
+  private async processTc(tc: TimeoutCertificate): Promise<void> {
+    await this.setSafety(rules.updateHighTc(this.safety, tc));
+    await this.processQc(tc.highQc, undefined);
+    this.advance(tc.round + 1, 'tc');
+  }
+
+  // ---- rounds, proposing and timeouts ----
+
+  private advance(round: number, via: RoundEntry): void {
+    if (!this.pacemaker.enter(round, via)) return;
+    this.votes.prune(round - 1);
+    this.timeouts.prune(round - 1);
+    for (const r of this.proposalsSeen.keys()) if (r < round - 16) this.proposalsSeen.delete(r);
+    for (const r of this.ownTimeouts.keys()) if (r < round) this.ownTimeouts.delete(r);
+    this.emit('round', { round, via });
+    this.scheduleProposal(round);
+  }
+
+  private scheduleProposal(round: number): void {
+    this.idleTimer?.cancel();
+    if (!this.isValidator || !this.isMe(this.validators.leader(round).address) || this.proposedRound >= round) return;
+    const started = this.clock.now();
+    const idleMs = this.o.idleBlockIntervalMs ?? 1_000;
+    const poll = this.o.pollIntervalMs ?? 20;
+    const check = () => {
+      if (!this.running || this.pacemaker.round !== round) return;
+      const busy = this.o.app.hasPendingTransactions() || this.tree.hasTransactionsOnPath(this.safety.highQc.blockHash);
+      if (busy || this.clock.now() - started >= idleMs) this.enqueue(() => this.propose(round));
+      else this.idleTimer = this.clock.setTimer(Math.min(poll, idleMs - (this.clock.now() - started)), check);
+    };
+    check();
+  }
+
+  private async propose(round: number): Promise<void> {
+    if (this.pacemaker.round !== round || this.proposedRound >= round || round <= this.safety.lastVotedRound) return;
+    const justify = this.safety.highQc;
+    const parent = this.tree.get(justify.blockHash);
+    if (!parent) return; // still syncing it; the round will time out
+    const tc = justify.round + 1 === round ? undefined : this.safety.highTc;
+    if (justify.round + 1 !== round && tc?.round !== round - 1) return;
+    const block = await this.o.app.buildBlock({ parent, round, height: parent.header.height + 1, justify, proposer: this.me });
+    const shape = rules.proposalShapeError(block, tc);
+    if (shape || !bytesEqual(block.header.proposer, this.me) || block.header.round !== round) {
+      throw new LedgerError('BAD_BUILT_BLOCK', `the app built a block that does not fit the proposal: ${shape ?? 'wrong round or proposer'}`, 'internal');
+    }
+    if (this.pacemaker.round !== round || this.proposedRound >= round) return;
+    await this.setSafety(rules.recordVote(this.safety, round));
+    this.proposedRound = round;
+    const signature = this.o.self.crypto.sign(voteDigest(this.o.chainId, round, block.header.height, block.hash));
+    await this.o.store.putPendingBlock(block);
+    this.tree.add(block);
+    this.firstSeen.set(toHex(block.hash), this.clock.now());
+    const proposal: Proposal = { block, tc, signature };
+    this.proposalsSeen.set(round, proposal);
+    this.m.proposals++;
+    this.emit('proposal', proposal);
+    this.o.transport.broadcast({ type: 'proposal', proposal });
+    await this.onVote({ round, height: block.header.height, blockHash: block.hash, voter: this.me, signature }, true);
+  }
+
+  private async localTimeout(round: number): Promise<void> {
+    if (!this.isValidator || round !== this.pacemaker.round) return;
+    let t = this.ownTimeouts.get(round);
+    if (!t) {
+      if (!rules.safeToTimeout(this.safety, round)) return;
+      await this.setSafety(rules.recordTimeout(this.safety, round));
+      const highQc = this.safety.highQc;
+      t = { round, highQc, voter: this.me, signature: this.o.self.crypto.sign(timeoutDigest(this.o.chainId, round, highQc.round)) };
+      this.ownTimeouts.set(round, t);
+      this.m.timeouts++;
+      this.emit('timeout', { round });
+    }
+    this.o.transport.broadcast({ type: 'timeout', timeout: t });
+    await this.onTimeout(this.me, t, true);
+  }
+
+  private async onTimeout(from: Uint8Array, t: Timeout, trusted: boolean): Promise<void> {
+    if (this.validators.indexOf(t.voter) === undefined) return this.drop('non-validator');
+    if (!trusted && !this.verifier.verifyQc(t.highQc)) return this.drop('bad-qc');
+    if (!trusted) await this.processQc(t.highQc, from);
+    if (t.round < this.pacemaker.round) {
+      // The sender is behind: hand it the TC that moved us on, if we have one.
+      const tc = this.safety.highTc;
+      if (!trusted && tc && tc.round >= t.round) this.o.transport.send(from, { type: 'tc', tc });
+      return;
+    }
+    const res = this.timeouts.add(t, trusted);
+    for (let i = 0; i < res.rejected; i++) this.drop('bad-timeout');
+    if (res.tc) {
+      this.verifier.rememberTc(res.tc);
+      this.m.tcsFormed++;
+      this.emit('tc', res.tc);
+      return this.processTc(res.tc);
+    }
+    // More than 1/3 gave up on this round: at least one honest validator did, so join it.
+    if (this.isValidator && !this.ownTimeouts.has(t.round) && this.validators.isValidity(this.timeouts.weight(t.round))) {
+      if (t.round > this.pacemaker.round) this.advance(t.round, 'tc');
+      await this.localTimeout(t.round);
+    }
+  }
+
+  // ---- catching up on missing blocks ----
+
+  private requestSync(to: Uint8Array, hash: Uint8Array): void {
+    if (this.isMe(to)) return;
+    const key = toHex(hash);
+    const at = this.syncInFlight.get(key);
+    const now = this.clock.now();
+    if (at !== undefined && now - at < 1_000) return;
+    this.syncInFlight.set(key, now);
+    this.o.transport.send(to, { type: 'sync-request', request: { hash, stopAtHeight: this.tree.root.header.height, max: MAX_SYNC_BLOCKS } });
+  }
+
+  private async onSyncRequest(from: Uint8Array, hash: Uint8Array, stopAtHeight: number, max: number): Promise<void> {
+    const out: Block[] = [];
+    let h = hash;
+    while (out.length < Math.min(max, MAX_SYNC_BLOCKS)) {
+      const b = this.tree.get(h) ?? (await this.o.app.getCommittedBlock(h));
+      if (!b || b.header.height <= stopAtHeight) break;
+      out.push(b);
+      if (b.header.height === 0) break;
+      h = b.header.parentHash;
+    }
+    if (out.length > 0) this.o.transport.send(from, { type: 'sync-response', blocks: out.reverse() });
+  }
+
+  /**
+   * Blocks we asked for by hash: the last one is the requested hash (which a verified QC or a
+   * signed proposal vouched for), and each is the parent of the next, so the hashes authenticate
+   * them all.
+   */
+  private async onSyncResponse(from: Uint8Array, blocks: Block[]): Promise<void> {
+    const last = blocks[blocks.length - 1];
+    if (!last || !this.syncInFlight.has(toHex(last.hash))) return this.drop('unsolicited-sync');
+    this.syncInFlight.delete(toHex(last.hash));
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i]!;
+      const h = b.header;
+      const linked = i === 0 || bytesEqual(h.parentHash, blocks[i - 1]!.hash);
+      if (!linked || !bytesEqual(h.parentHash, h.justify.blockHash) || h.height !== h.justify.height + 1) return this.drop('bad-sync');
+    }
+    for (const b of blocks) await this.receiveBlock(b, from);
+  }
+}

@@ -1,0 +1,46 @@
+import type { AbstractLevel } from 'abstract-level';
+import { decodeBlock, encodeBlock, type Block } from '../protocol/block.js';
+import { concatBytes, utf8 } from '../protocol/bytes.js';
+import { decodeSafety, encodeSafety } from './codec.js';
+import type { ConsensusStore } from './store.js';
+import type { SafetyState } from './types.js';
+
+type BinaryLevel = AbstractLevel<any, Uint8Array, Uint8Array>;
+
+const SAFETY_KEY = utf8('s');
+const BLOCK_PREFIX = utf8('b');
+const BLOCK_END = utf8('c');
+
+/**
+ * ConsensusStore over a LevelDB sublevel with binary keys and values:
+ *   "s"          -> encodeSafety(state)
+ *   "b" || hash  -> encodeBlock(block)
+ * Create it with `db.sublevel('consensus', { keyEncoding: 'view', valueEncoding: 'view' })`.
+ */
+export class LevelConsensusStore implements ConsensusStore {
+  constructor(private readonly db: BinaryLevel) {}
+
+  async loadSafety(): Promise<SafetyState | undefined> {
+    const v = await this.db.get(SAFETY_KEY);
+    return v === undefined ? undefined : decodeSafety(v);
+  }
+
+  async saveSafety(state: SafetyState): Promise<void> {
+    await this.db.put(SAFETY_KEY, encodeSafety(state));
+  }
+
+  async putPendingBlock(block: Block): Promise<void> {
+    await this.db.put(concatBytes(BLOCK_PREFIX, block.hash), encodeBlock(block));
+  }
+
+  async pendingBlocks(): Promise<Block[]> {
+    const out: Block[] = [];
+    for await (const v of this.db.values({ gte: BLOCK_PREFIX, lt: BLOCK_END })) out.push(decodeBlock(v));
+    return out;
+  }
+
+  async deletePendingBlocks(hashes: Uint8Array[]): Promise<void> {
+    if (hashes.length === 0) return;
+    await this.db.batch(hashes.map((h) => ({ type: 'del' as const, key: concatBytes(BLOCK_PREFIX, h) })));
+  }
+}

@@ -1,0 +1,113 @@
+import type { Block, QuorumCertificate } from '../protocol/block.js';
+
+/** One validator: its Ed25519 identity address, its BLS vote key (48-byte G1) and voting weight. */
+export interface Validator {
+  address: Uint8Array;
+  blsPublicKey: Uint8Array;
+  weight: bigint;
+}
+
+/** The validator set in canonical order: bitmaps and leader rotation index into this array. */
+export interface ValidatorSetData {
+  validators: Validator[];
+}
+
+/** A vote for one block in one round, signed over voteDigest(chainId, round, height, blockHash). */
+export interface Vote {
+  round: number;
+  height: number;
+  blockHash: Uint8Array;
+  voter: Uint8Array;
+  signature: Uint8Array;
+}
+
+/** "I give up on `round`", signed over timeoutDigest(chainId, round, highQc.round). */
+export interface Timeout {
+  round: number;
+  highQc: QuorumCertificate;
+  voter: Uint8Array;
+  signature: Uint8Array;
+}
+
+/**
+ * A timeout certificate: timeouts for `round` from more than 2/3 of the weight. Each signer signed
+ * its own high-QC round, so the TC lists those rounds (one per set bit of `signers`, in bitmap
+ * order) and carries one aggregate signature over the distinct messages. `highQc` is the highest
+ * of the signers' QCs: the next leader must extend at least it.
+ */
+export interface TimeoutCertificate {
+  round: number;
+  highQc: QuorumCertificate;
+  signers: Uint8Array;
+  highQcRounds: number[];
+  signature: Uint8Array;
+}
+
+/**
+ * A proposal: the block, and when the previous round ended by timeout, the TC that lets the
+ * leader skip ahead. `signature` is the leader's own vote signature on the block, so it both
+ * authenticates the proposal and counts as the leader's vote.
+ */
+export interface Proposal {
+  block: Block;
+  tc: TimeoutCertificate | undefined;
+  signature: Uint8Array;
+}
+
+/** Ask a peer for the ancestors of `hash` (inclusive), newest first walk, stopping above `stopAtHeight`. */
+export interface SyncRequest {
+  hash: Uint8Array;
+  stopAtHeight: number;
+  max: number;
+}
+
+export type ConsensusMessage =
+  | { type: 'proposal'; proposal: Proposal }
+  | { type: 'vote'; vote: Vote }
+  | { type: 'timeout'; timeout: Timeout }
+  | { type: 'tc'; tc: TimeoutCertificate }
+  /** a QC relayed by the leader that proposed its block, in case the next leader is down */
+  | { type: 'qc'; qc: QuorumCertificate }
+  | { type: 'sync-request'; request: SyncRequest }
+  /** blocks oldest first; the last one is the requested hash */
+  | { type: 'sync-response'; blocks: Block[] };
+
+/** What must survive a crash before this validator sends any vote or timeout. */
+export interface SafetyState {
+  /** the highest round this validator voted or timed out in; it never signs a vote at or below it */
+  lastVotedRound: number;
+  /** the QC of the 2-chain head: only blocks extending it (or justified by a higher QC) get votes */
+  lockedQc: QuorumCertificate;
+  /** the highest QC seen: a leader extends it */
+  highQc: QuorumCertificate;
+  /** the highest TC seen: it proves the current round was entered legitimately */
+  highTc: TimeoutCertificate | undefined;
+}
+
+export type EvidenceKind = 'double-proposal' | 'double-vote';
+
+/** Two conflicting signed items from one validator in one round. */
+export type Evidence =
+  | { kind: 'double-proposal'; round: number; validator: Uint8Array; first: Proposal; second: Proposal }
+  | { kind: 'double-vote'; round: number; validator: Uint8Array; first: Vote; second: Vote };
+
+/** The application side of consensus: the chain executes, validates and commits blocks. */
+export interface ConsensusApp {
+  /** Build the block body on top of `parent` (the app executes it speculatively and sets state_root / transactions_root). */
+  buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array }): Promise<Block>;
+  /** Validate a proposal's contents (re-execution, state root, timestamp rules). Throw to reject. */
+  validateBlock(block: Block, parent: Block): Promise<void>;
+  /** Newly committed blocks, oldest first, each exactly once. Must be durable when it resolves. */
+  commit(blocks: Block[], commitQc: QuorumCertificate): Promise<void>;
+  /** true when the mempool holds transactions, so the leader should not idle */
+  hasPendingTransactions(): boolean;
+  /** A committed block by hash, to serve peers that catch up (undefined when unknown). */
+  getCommittedBlock(hash: Uint8Array): Promise<Block | undefined>;
+}
+
+/** How consensus messages travel. `from`/`to` are validator addresses. */
+export interface ConsensusTransport {
+  broadcast(msg: ConsensusMessage): void;
+  send(to: Uint8Array, msg: ConsensusMessage): void;
+  onMessage(handler: (from: Uint8Array, msg: ConsensusMessage) => void): void;
+}

@@ -1,0 +1,248 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LedgerError } from '../errors.js';
+import { stringifyJson } from '../protocol/json.js';
+import { httpProblem, problemFromError, type Problem } from '../rpc/errors.js';
+import { isBodyTooLarge, readBody, readJsonBody } from './body.js';
+
+/**
+ * The HTTP server that rpc/ and the plugins mount routes on (node:http). Routes are tried in the
+ * order they were added, so a fixed path such as `/credentials/issuers` must be added before a
+ * pattern that would also match it. Unknown paths get a 404 Problem, a known path with another
+ * method a 405 with `Allow`; HEAD is served by the GET route (node drops the body); OPTIONS
+ * answers 204 with `Allow` (and CORS headers when `cors` is set). Errors thrown by a handler
+ * become RFC 7807 Problems through rpc/errors.ts; internal ones are logged, never shown.
+ */
+
+export interface HttpLog {
+  debug(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface HttpServerOptions {
+  host: string;
+  /** 0 picks a free port; listen() reports it */
+  port: number;
+  /** the default cap of readBody()/readJson(); a route may pass its own */
+  maxBodyBytes: number;
+  log?: HttpLog;
+  /** idle time before a keep-alive connection is closed; default 5000 ms */
+  keepAliveTimeoutMs?: number;
+  /** time allowed to receive a whole request; default 30000 ms */
+  requestTimeoutMs?: number;
+  /** how long close() lets in-flight requests finish before cutting them; default 1000 ms */
+  closeGraceMs?: number;
+  /** the Access-Control-Allow-Origin value; unset means no CORS headers */
+  cors?: string;
+  /** the base of Problem `type` URIs; default rpc/errors.ts DEFAULT_ERRORS_BASE */
+  errorsBase?: string;
+}
+
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** the request method; HEAD requests reach GET routes with `method` 'HEAD' */
+  readonly method: string;
+  /** the pathname as sent (still percent-encoded) */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** capture groups of a RegExp route, percent-decoded */
+  readonly params: readonly string[];
+  /** named capture groups of a RegExp route, percent-decoded */
+  readonly groups: Readonly<Record<string, string>>;
+  readBody(maxBytes?: number): Promise<Buffer>;
+  /** the body as lossless JSON; a parse failure is a LedgerError `JSON_PARSE` (400) */
+  readJson(maxBytes?: number): Promise<unknown>;
+  /** contentType undefined sends no Content-Type (for 204) */
+  send(status: number, body: string | Uint8Array, contentType: string | undefined, headers?: Record<string, string>): void;
+  /** a JSON body written with stringifyJson (bigint as bare integers) */
+  json(status: number, body: unknown, headers?: Record<string, string>): void;
+  /** an RFC 7807 body, `application/problem+json` */
+  problem(status: number, detail: string, code?: string): void;
+}
+
+export type RouteHandler = (ctx: RequestContext) => Promise<void> | void;
+
+interface Route {
+  method: string;
+  path: string | RegExp;
+  handler: RouteHandler;
+}
+
+export class HttpServer {
+  /** the node:http server, for a WebSocket upgrade handler (`ws` with noServer) */
+  readonly server: Server;
+  private readonly routes: Route[] = [];
+  private readonly log: HttpLog | undefined;
+
+  constructor(private readonly opts: HttpServerOptions) {
+    this.log = opts.log;
+    this.server = createServer((req, res) => {
+      this.dispatch(req, res).catch((err: unknown) => {
+        this.log?.error({ err }, 'http dispatch failed');
+        if (!res.headersSent) res.destroy();
+      });
+    });
+    this.server.keepAliveTimeout = opts.keepAliveTimeoutMs ?? 5000;
+    this.server.requestTimeout = opts.requestTimeoutMs ?? 30_000;
+    this.server.headersTimeout = Math.max(this.server.keepAliveTimeout + 1000, Math.min(this.server.requestTimeout, 60_000));
+  }
+
+  /** `path` is an exact pathname, or a RegExp that must match the whole pathname. */
+  route(method: string, path: string | RegExp, handler: RouteHandler): this {
+    this.routes.push({ method: method.toUpperCase(), path, handler });
+    return this;
+  }
+
+  listen(): Promise<{ host: string; port: number }> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: NodeJS.ErrnoException) => {
+        reject(new LedgerError('HTTP_LISTEN', `cannot listen on ${this.opts.host}:${this.opts.port}: ${err.code ?? err.message}`, 'internal'));
+      };
+      this.server.once('error', onError);
+      this.server.listen(this.opts.port, this.opts.host, () => {
+        this.server.off('error', onError);
+        const address = this.server.address() as AddressInfo;
+        resolve({ host: address.address, port: address.port });
+      });
+    });
+  }
+
+  /** Stops accepting, closes idle keep-alive sockets now and busy ones after closeGraceMs. */
+  async close(): Promise<void> {
+    if (!this.server.listening) return;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    const timer = setTimeout(() => this.server.closeAllConnections(), this.opts.closeGraceMs ?? 1000);
+    try {
+      await closed;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const errorsBase = this.opts.errorsBase;
+    const problem = (status: number, detail: string, code?: string, instance?: string) => {
+      const body: Problem = httpProblem(status, detail, { errorsBase, ...(code !== undefined ? { code } : {}), ...(instance !== undefined ? { instance } : {}) });
+      send(res, status, stringifyJson(body), 'application/problem+json');
+    };
+    req.on('error', (err) => this.log?.debug({ err }, 'http request stream error'));
+    res.on('error', (err) => this.log?.debug({ err }, 'http response stream error'));
+    if (this.opts.cors !== undefined) res.setHeader('access-control-allow-origin', this.opts.cors);
+
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      problem(400, 'the request target is not a valid URL');
+      return;
+    }
+    const method = (req.method ?? 'GET').toUpperCase();
+    const pathname = url.pathname;
+    const candidates = this.routes.filter((r) => pathMatches(r.path, pathname));
+    if (req.url === '*' && method === 'OPTIONS') {
+      res.setHeader('allow', 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
+      send(res, 204, '', undefined);
+      return;
+    }
+    if (candidates.length === 0) {
+      problem(404, `no route for ${method} ${pathname.slice(0, 200)}`, undefined, pathname.slice(0, 200));
+      return;
+    }
+    const lookup = method === 'HEAD' ? 'GET' : method;
+    const route = candidates.find((r) => r.method === method) ?? candidates.find((r) => r.method === lookup);
+    const allowed = allowHeader(candidates);
+    if (!route) {
+      res.setHeader('allow', allowed);
+      if (method === 'OPTIONS') {
+        if (this.opts.cors !== undefined) {
+          res.setHeader('access-control-allow-methods', allowed);
+          res.setHeader('access-control-allow-headers', req.headers['access-control-request-headers'] ?? 'content-type');
+          res.setHeader('access-control-max-age', '600');
+        }
+        send(res, 204, '', undefined);
+        return;
+      }
+      problem(405, `${method} is not allowed on ${pathname.slice(0, 200)}; allowed: ${allowed}`);
+      return;
+    }
+
+    let params: string[];
+    let groups: Record<string, string>;
+    try {
+      ({ params, groups } = captures(route.path, pathname));
+    } catch {
+      problem(400, 'the path has an invalid percent-encoding');
+      return;
+    }
+    const maxBodyBytes = this.opts.maxBodyBytes;
+    const ctx: RequestContext = {
+      req,
+      res,
+      method,
+      path: pathname,
+      query: url.searchParams,
+      params,
+      groups,
+      readBody: (max = maxBodyBytes) => readBody(req, max),
+      readJson: (max = maxBodyBytes) => readJsonBody(req, max),
+      send: (status, body, contentType, headers) => send(res, status, body, contentType, headers),
+      json: (status, body, headers) => send(res, status, stringifyJson(body), 'application/json', headers),
+      problem: (status, detail, code) => problem(status, detail, code, pathname.slice(0, 200)),
+    };
+    try {
+      await route.handler(ctx);
+    } catch (err) {
+      this.fail(req, res, err, pathname);
+    }
+  }
+
+  private fail(req: IncomingMessage, res: ServerResponse, err: unknown, pathname: string): void {
+    if (res.destroyed || req.socket.destroyed) {
+      this.log?.debug({ err, path: pathname }, 'request ended by the client');
+      return;
+    }
+    if (res.headersSent) {
+      this.log?.error({ err, path: pathname }, 'handler failed after sending headers');
+      res.destroy();
+      return;
+    }
+    const { problem, internal } = problemFromError(err, { instance: pathname.slice(0, 200), ...(this.opts.errorsBase ? { errorsBase: this.opts.errorsBase } : {}) });
+    if (internal) this.log?.error({ err, method: req.method, path: pathname }, 'http handler failed');
+    send(res, problem.status, stringifyJson(problem), 'application/problem+json', isBodyTooLarge(err) ? { connection: 'close' } : undefined);
+  }
+}
+
+function pathMatches(path: string | RegExp, pathname: string): boolean {
+  if (typeof path === 'string') return path === pathname;
+  const m = path.exec(pathname);
+  return m !== null && m.index === 0 && m[0].length === pathname.length;
+}
+
+function captures(path: string | RegExp, pathname: string): { params: string[]; groups: Record<string, string> } {
+  if (typeof path === 'string') return { params: [], groups: {} };
+  const m = path.exec(pathname)!;
+  const groups: Record<string, string> = {};
+  for (const [k, v] of Object.entries(m.groups ?? {})) groups[k] = decodeURIComponent(v ?? '');
+  return { params: m.slice(1).map((c) => decodeURIComponent(c ?? '')), groups };
+}
+
+function allowHeader(routes: Route[]): string {
+  const methods = new Set(routes.map((r) => r.method));
+  if (methods.has('GET')) methods.add('HEAD');
+  methods.add('OPTIONS');
+  return [...methods].join(', ');
+}
+
+/** Writes a whole response with Content-Length; a no-op once the response has started or died. */
+export function send(res: ServerResponse, status: number, body: string | Uint8Array, contentType: string | undefined, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  res.statusCode = status;
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  if (contentType !== undefined && status !== 204) res.setHeader('content-type', contentType.includes('json') ? `${contentType}; charset=utf-8` : contentType);
+  if (status !== 204) res.setHeader('content-length', bytes.length);
+  res.end(status === 204 ? undefined : bytes);
+}

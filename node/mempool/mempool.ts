@@ -1,0 +1,428 @@
+import { verify } from '../crypto/ed25519.js';
+import { blake3 } from '../crypto/hash.js';
+import { invalid, isLedgerError, LedgerError } from '../errors.js';
+import type { StateReader } from '../execution/overlay.js';
+import { addressBytesFromPublicKey, parseAddress } from '../protocol/address.js';
+import { concatBytes, toHex, U64_MAX } from '../protocol/bytes.js';
+import { feeFor } from '../protocol/fees.js';
+import { parseJson } from '../protocol/json.js';
+import { payloadDebit, payloadFromJson, payloadToJson } from '../protocol/payloads.js';
+import { encodeTransaction, MAX_TX_BYTES, MAX_TX_JSON_BYTES, signingBytes, transactionFromJson, type Transaction } from '../protocol/transaction.js';
+import { checkState, conflict } from './checks.js';
+import { selectReady } from './select.js';
+import { SenderQueue, type PendingTx } from './sender-queue.js';
+import { VerifiedCache } from './verified-cache.js';
+import { readView } from './view.js';
+
+/**
+ * The mempool: signed transactions waiting for a block, in memory only (a crash loses the pool,
+ * never committed state). docs/mempool.md has the full rules; in short:
+ *
+ * Admission, cheapest checks first: size, decoding, chain id, duplicate hash, signature (cached by
+ * hash, so block validation can skip it: isVerified), then against committed state plus the
+ * sender's pending transactions: nonce (too low, taken, too far ahead), balance (amount + fee of
+ * this transaction and of every pending one of the sender), and payload rules (DID exists, DID
+ * deactivation rights, unstake within stake).
+ *
+ * - No replacement: fees are fixed, so a replacement could not pay more, and free replacement would
+ *   let a sender churn the network. A second transaction for a pending nonce is NONCE_TAKEN.
+ * - Nonce window: a nonce at most `maxNonceGap` past the end of the sender's ready run is kept
+ *   (gapped, not selectable until the gap fills); beyond that, NONCE_TOO_HIGH.
+ *
+ * Eviction when full (count or bytes). Only a *ready* transaction (its nonce extends its sender's
+ * ready run) may displace others, because a gapped one may never execute and so costs nothing.
+ * Victims, one at a time until there is room, each the tail (highest nonce) of its sender, so no
+ * sender is left with a gap:
+ *   1. a gapped transaction of another sender: it cannot be in the next block anyway;
+ *   2. otherwise the tail of the sender with the most pending transactions, and only if that sender
+ *      would still hold more than the newcomer's sender after the swap.
+ * So a sender can only push others down to its own pending count, one funded, fee-paying, ready
+ * transaction per eviction, and a sender with a single pending transaction is never evicted for
+ * another ready one. If no victim qualifies, or the room cannot be made, MEMPOOL_FULL and nothing
+ * is evicted.
+ */
+
+export interface MempoolOptions {
+  chainId: string;
+  /** the DID network segment of this chain (did:ledger:<network>:…) */
+  network: string;
+  /** committed state; replaced by each onCommitted */
+  state: StateReader;
+  maxTransactions?: number;
+  /** limit on the sum of the canonical encodings' lengths */
+  maxBytes?: number;
+  maxPerSender?: number;
+  /** how far past the end of its ready run a sender's nonce may be */
+  maxNonceGap?: number;
+  /** how many verified transaction hashes to remember */
+  verifiedCacheSize?: number;
+  /** receives an exception thrown by an onAdmitted listener; the admission itself stands */
+  onListenerError?: (err: unknown) => void;
+}
+
+export const MEMPOOL_DEFAULTS = {
+  maxTransactions: 50_000,
+  maxBytes: 64 * 1024 * 1024,
+  maxPerSender: 1000,
+  maxNonceGap: 64,
+  verifiedCacheSize: 100_000,
+} as const;
+
+export interface AdmitResult {
+  hash: string;
+  /** true when the transaction can go into the next block (no nonce gap before it) */
+  ready: boolean;
+  /** hashes of the transactions evicted to make room */
+  evicted: string[];
+}
+
+export interface CommitResult {
+  /** hashes of the committed transactions that were pending here */
+  removed: string[];
+  /** transactions dropped because the new state invalidates them */
+  dropped: Array<{ hash: string; error: LedgerError }>;
+}
+
+export type AdmittedListener = (tx: PendingTx) => void;
+
+const BAD_SIGNATURE_MESSAGE =
+  'signature does not verify for this chain; a transaction signed for another network (another chain id) also fails here';
+
+export class Mempool {
+  private readonly o: Required<Omit<MempoolOptions, 'onListenerError'>> & Pick<MempoolOptions, 'onListenerError'>;
+  private readonly byHash = new Map<string, PendingTx>();
+  private readonly senders = new Map<string, SenderQueue>();
+  /** senders by pending count, to find the heaviest without a scan */
+  private readonly byCount: Array<Set<SenderQueue> | undefined> = [];
+  private topCount = 0;
+  /** senders whose queue has a nonce gap; their tails are the first victims */
+  private readonly gapped = new Set<SenderQueue>();
+  private readonly verified: VerifiedCache;
+  private readonly listeners = new Set<AdmittedListener>();
+  private state: StateReader;
+  /** bumped when the committed state changes, so an admission that read the old one reads again */
+  private epoch = 0;
+  private arrivals = 0;
+  private totalBytes = 0;
+  private commits: Promise<unknown> = Promise.resolve();
+  /** length of the domain and chain-id prefix of the signing bytes */
+  private readonly signingPrefix: number;
+
+  constructor(options: MempoolOptions) {
+    this.o = { ...MEMPOOL_DEFAULTS, ...options };
+    this.state = options.state;
+    this.verified = new VerifiedCache(this.o.verifiedCacheSize);
+    const probe: Transaction = { senderPubkey: new Uint8Array(32), nonce: 0n, payload: { kind: 'Stake', amount: 1n }, signature: new Uint8Array(64) };
+    this.signingPrefix = signingBytes(this.o.chainId, probe).length - (encodeTransaction(probe).length - probe.signature.length);
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /** total canonical-encoding bytes of the pending transactions */
+  get bytes(): number {
+    return this.totalBytes;
+  }
+
+  has(hash: string): boolean {
+    return this.byHash.has(hash);
+  }
+
+  get(hash: string): PendingTx | undefined {
+    return this.byHash.get(hash);
+  }
+
+  /** True when this node verified the transaction's signature (pending or recently seen). */
+  isVerified(hash: string): boolean {
+    return this.byHash.has(hash) || this.verified.has(hash);
+  }
+
+  /** A sender's pending transactions in nonce order; the sender as base58 address, address bytes or public key. */
+  pending(sender: string | Uint8Array): PendingTx[] {
+    const address = typeof sender === 'string' ? parseAddress(sender) : sender.length === 32 ? addressBytesFromPublicKey(sender) : sender;
+    return [...(this.senders.get(toHex(address))?.entries ?? [])];
+  }
+
+  /** Calls `listener` after each admission; returns a function that unsubscribes it. */
+  onAdmitted(listener: AdmittedListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Admits the JSON text of a signed transaction (ledger_sendTransaction). */
+  async admitJson(text: string): Promise<AdmitResult> {
+    const size = text.length > MAX_TX_JSON_BYTES ? text.length : Buffer.byteLength(text, 'utf8');
+    if (size > MAX_TX_JSON_BYTES) {
+      throw new LedgerError('TX_TOO_LARGE', `transaction JSON is ${size} bytes or more; the limit is ${MAX_TX_JSON_BYTES}`, 'limit', { size, limit: MAX_TX_JSON_BYTES });
+    }
+    let value: unknown;
+    try {
+      value = parseJson(text);
+    } catch (err) {
+      if (!isLedgerError(err)) throw err;
+      throw invalid('MALFORMED_TRANSACTION', `transaction is not valid JSON: ${err.message}`, { ...err.data });
+    }
+    const { tx, chainId } = transactionFromJson(value);
+    if (chainId !== undefined && chainId !== this.o.chainId) {
+      throw invalid('WRONG_CHAIN', `transaction is for chain ${JSON.stringify(chainId)}; this node runs ${JSON.stringify(this.o.chainId)}`, {
+        expected: this.o.chainId,
+        given: chainId,
+      });
+    }
+    return this.admitDecoded(tx);
+  }
+
+  /** Admits an already decoded transaction (gossip); its payload is checked as the JSON decoder would. */
+  async admit(tx: Transaction): Promise<AdmitResult> {
+    if (!(tx.senderPubkey instanceof Uint8Array) || tx.senderPubkey.length !== 32) throw invalid('MALFORMED_TRANSACTION', 'sender_pubkey must be 32 bytes');
+    if (!(tx.signature instanceof Uint8Array) || tx.signature.length !== 64) throw invalid('MALFORMED_TRANSACTION', 'signature must be 64 bytes');
+    if (typeof tx.nonce !== 'bigint' || tx.nonce < 0n || tx.nonce > U64_MAX) throw invalid('MALFORMED_TRANSACTION', 'nonce must be an integer from 0 to 2^64-1');
+    // The JSON decoder holds the payload rules (positive amounts, DID syntax, service limits).
+    let payload;
+    try {
+      payload = payloadFromJson(payloadToJson(tx.payload, 'raw'));
+    } catch (err) {
+      if (isLedgerError(err)) throw err;
+      throw invalid('MALFORMED_PAYLOAD', 'payload is not a transaction payload this node knows');
+    }
+    return this.admitDecoded({ ...tx, payload });
+  }
+
+  private async admitDecoded(tx: Transaction): Promise<AdmitResult> {
+    const body = signingBytes(this.o.chainId, tx);
+    // The encoding is the signing bytes without their domain and chain-id prefix, plus the signature.
+    const size = body.length - this.signingPrefix + tx.signature.length;
+    if (size > MAX_TX_BYTES) {
+      throw new LedgerError('TX_TOO_LARGE', `transaction encodes to ${size} bytes; the limit is ${MAX_TX_BYTES}`, 'limit', { size, limit: MAX_TX_BYTES });
+    }
+    const hash = toHex(blake3(concatBytes(body, tx.signature)));
+    if (this.byHash.has(hash)) throw conflict('ALREADY_KNOWN', `transaction ${hash} is already pending`, { hash });
+    if (!this.verified.has(hash)) {
+      if (!verify(tx.senderPubkey, body, tx.signature)) throw invalid('BAD_SIGNATURE', BAD_SIGNATURE_MESSAGE, { hash, chainId: this.o.chainId });
+      this.verified.add(hash);
+    }
+    const sender = addressBytesFromPublicKey(tx.senderPubkey);
+    for (;;) {
+      const epoch = this.epoch;
+      const view = await readView(this.state, this.o.network, sender, [tx]);
+      if (epoch !== this.epoch) continue; // a block committed meanwhile: read the new state
+      return this.insertChecked(tx, hash, sender, size, view);
+    }
+  }
+
+  /** Everything after the state reads: synchronous, so no other admission interleaves. */
+  private insertChecked(tx: Transaction, hash: string, sender: Uint8Array, size: number, view: Awaited<ReturnType<typeof readView>>): AdmitResult {
+    if (this.byHash.has(hash)) throw conflict('ALREADY_KNOWN', `transaction ${hash} is already pending`, { hash });
+    const key = toHex(sender);
+    let q = this.senders.get(key);
+    if (!q) q = new SenderQueue(key, sender, view.account.nonce, view.account.balance);
+    else if (q.nonce !== view.account.nonce || q.balance !== view.account.balance) this.setCommitted(q, view.account.nonce, view.account.balance);
+
+    const nonce = tx.nonce;
+    if (nonce < q.nonce) {
+      throw conflict('NONCE_TOO_LOW', `nonce ${nonce} is already used; the next nonce is ${q.nonce}`, { expected: q.nonce, given: nonce });
+    }
+    const taken = q.find(nonce);
+    if (taken) {
+      throw conflict('NONCE_TAKEN', `pending transaction ${taken.hash} already has nonce ${nonce}; fees are fixed, so it cannot be replaced`, {
+        nonce,
+        pendingHash: taken.hash,
+      });
+    }
+    const next = q.nextReadyNonce;
+    if (nonce > next + BigInt(this.o.maxNonceGap)) {
+      throw new LedgerError('NONCE_TOO_HIGH', `nonce ${nonce} is too far ahead: the next nonce is ${next} and at most ${this.o.maxNonceGap} may be skipped`, 'limit', {
+        expected: next,
+        given: nonce,
+        maxGap: this.o.maxNonceGap,
+      });
+    }
+    const cost = payloadDebit(tx.payload) + feeFor(tx.payload.kind);
+    const behindCost = q.costAfter(nonce);
+    const kind = tx.payload.kind;
+    const ahead = kind === 'Unstake' || kind === 'DidDeactivate' ? q.before(nonce) : [];
+    const err = checkState(this.o.network, tx, sender, cost, view, { ahead, aheadCost: q.totalCost - behindCost, behindCost, all: q.entries });
+    if (err) throw err;
+    if (q.length >= this.o.maxPerSender) {
+      throw new LedgerError('MEMPOOL_FULL', `sender already has ${q.length} pending transactions, the most one sender may have`, 'limit', {
+        reason: 'per_sender',
+        limit: this.o.maxPerSender,
+      });
+    }
+    const evicted = this.makeRoom(q, size, nonce === next);
+    const entry: PendingTx = { tx, hash, sender, nonce, size, cost, arrival: this.arrivals++ };
+    this.insertEntry(q, entry);
+    for (const listener of this.listeners) {
+      try {
+        listener(entry);
+      } catch (e) {
+        this.o.onListenerError?.(e);
+      }
+    }
+    return { hash, ready: nonce < q.nextReadyNonce, evicted };
+  }
+
+  /** Evicts per the policy at the top of this file, or throws MEMPOOL_FULL having evicted nothing. */
+  private makeRoom(own: SenderQueue, size: number, ready: boolean): string[] {
+    const over = () => this.byHash.size + 1 > this.o.maxTransactions || this.totalBytes + size > this.o.maxBytes;
+    if (!over()) return [];
+    const reason = this.byHash.size + 1 > this.o.maxTransactions ? 'count' : 'bytes';
+    const full = (why: string) =>
+      new LedgerError('MEMPOOL_FULL', `mempool is full (${this.byHash.size} transactions, ${this.totalBytes} bytes): ${why}`, 'limit', {
+        reason,
+        maxTransactions: this.o.maxTransactions,
+        maxBytes: this.o.maxBytes,
+      });
+    if (size > this.o.maxBytes) throw full('the transaction is larger than the whole mempool');
+    if (!ready) throw full(`only a transaction with the sender's next nonce (${own.nextReadyNonce}) may displace others`);
+    const evicted: Array<[SenderQueue, PendingTx]> = [];
+    while (over()) {
+      const victim = this.gappedVictim(own) ?? this.heavyVictim(own);
+      if (!victim) {
+        for (const [q, e] of evicted.reverse()) this.insertEntry(q, e);
+        throw full('no sender holds more pending transactions than this one');
+      }
+      this.removeEntry(victim[0], victim[1]);
+      evicted.push(victim);
+    }
+    return evicted.map(([, e]) => e.hash);
+  }
+
+  private gappedVictim(own: SenderQueue): [SenderQueue, PendingTx] | undefined {
+    for (const q of this.gapped) if (q !== own) return [q, q.entries[q.length - 1]!];
+    return undefined;
+  }
+
+  private heavyVictim(own: SenderQueue): [SenderQueue, PendingTx] | undefined {
+    while (this.topCount > 0 && !this.byCount[this.topCount]?.size) this.topCount--;
+    if (this.topCount <= own.length + 1) return undefined;
+    const q = this.byCount[this.topCount]!.values().next().value as SenderQueue;
+    return [q, q.entries[q.length - 1]!];
+  }
+
+  /**
+   * Up to `maxCount` transactions ready for a block, in the order to execute them: per sender a
+   * contiguous nonce run from its committed next nonce, across senders by arrival of each head.
+   */
+  select(maxCount: number, maxBytes = Number.POSITIVE_INFINITY): Transaction[] {
+    return this.selectEntries(maxCount, maxBytes).map((e) => e.tx);
+  }
+
+  selectEntries(maxCount: number, maxBytes = Number.POSITIVE_INFINITY): PendingTx[] {
+    return selectReady(this.senders.values(), maxCount, maxBytes);
+  }
+
+  remove(hash: string): boolean {
+    const e = this.byHash.get(hash);
+    if (!e) return false;
+    this.removeEntry(this.senders.get(toHex(e.sender))!, e);
+    return true;
+  }
+
+  /**
+   * After a block commits: removes its transactions, then re-checks the affected senders against
+   * the new state and drops what it invalidates. `senders` (addresses or public keys of the block's
+   * transactions) names whom to re-check; without it every pending sender is re-checked, because a
+   * committed transaction this pool never saw can still use a nonce or spend a balance. Calls run
+   * one after another, in the order made.
+   */
+  onCommitted(txHashes: Iterable<string>, state: StateReader, senders?: Iterable<Uint8Array>): Promise<CommitResult> {
+    const run = this.commits.then(() => this.applyCommit([...txHashes], state, senders && [...senders]));
+    this.commits = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applyCommit(txHashes: string[], state: StateReader, senders: Uint8Array[] | undefined): Promise<CommitResult> {
+    this.state = state;
+    this.epoch++;
+    const removed: string[] = [];
+    const touched = new Set<SenderQueue>();
+    for (const hash of txHashes) {
+      const e = this.byHash.get(hash);
+      if (!e) continue;
+      const q = this.senders.get(toHex(e.sender))!;
+      this.removeEntry(q, e);
+      removed.push(hash);
+      touched.add(q);
+    }
+    if (senders === undefined) for (const q of this.senders.values()) touched.add(q);
+    else {
+      for (const s of senders) {
+        const q = this.senders.get(toHex(s.length === 32 ? addressBytesFromPublicKey(s) : s));
+        if (q) touched.add(q);
+      }
+    }
+    const dropped: CommitResult['dropped'] = [];
+    const queues = [...touched];
+    for (let i = 0; i < queues.length; i += 64) {
+      await Promise.all(queues.slice(i, i + 64).map((q) => this.revalidate(q, state, dropped)));
+    }
+    return { removed, dropped };
+  }
+
+  private async revalidate(q: SenderQueue, state: StateReader, dropped: CommitResult['dropped']): Promise<void> {
+    if (this.senders.get(q.key) !== q) return;
+    const view = await readView(state, this.o.network, q.address, q.entries.map((e) => e.tx));
+    if (this.senders.get(q.key) !== q) return; // emptied meanwhile; a new queue read the new state itself
+    const expected = view.account.nonce;
+    for (const e of this.setCommitted(q, expected, view.account.balance)) {
+      const error = conflict('NONCE_TOO_LOW', `nonce ${e.nonce} was used by a committed transaction`, { expected, given: e.nonce });
+      dropped.push({ hash: e.hash, error });
+    }
+    const kept: PendingTx[] = [];
+    let keptCost = 0n;
+    for (const e of [...q.entries]) {
+      const error = checkState(this.o.network, e.tx, q.address, e.cost, view, { ahead: kept, aheadCost: keptCost, behindCost: 0n, all: kept });
+      if (!error) {
+        kept.push(e);
+        keptCost += e.cost;
+      } else {
+        this.removeEntry(q, e);
+        dropped.push({ hash: e.hash, error });
+      }
+    }
+  }
+
+  /** Records a newer committed account for `q`, dropping entries whose nonce it has used. */
+  private setCommitted(q: SenderQueue, nonce: bigint, balance: bigint): PendingTx[] {
+    const before = q.length;
+    const stale = q.setCommitted(nonce, balance);
+    for (const e of stale) {
+      this.byHash.delete(e.hash);
+      this.totalBytes -= e.size;
+    }
+    this.track(q, before);
+    return stale;
+  }
+
+  private insertEntry(q: SenderQueue, e: PendingTx): void {
+    const before = q.length;
+    if (before === 0) this.senders.set(q.key, q);
+    q.insert(e);
+    this.byHash.set(e.hash, e);
+    this.totalBytes += e.size;
+    this.track(q, before);
+  }
+
+  private removeEntry(q: SenderQueue, e: PendingTx): void {
+    const before = q.length;
+    if (!q.remove(e)) return;
+    this.byHash.delete(e.hash);
+    this.totalBytes -= e.size;
+    this.track(q, before);
+  }
+
+  /** Keeps the count buckets, the gapped set and the sender map in step with `q`. */
+  private track(q: SenderQueue, before: number): void {
+    const after = q.length;
+    if (before !== after) {
+      if (before > 0) this.byCount[before]?.delete(q);
+      if (after > 0) (this.byCount[after] ??= new Set()).add(q);
+      if (after > this.topCount) this.topCount = after;
+    }
+    if (q.gapped) this.gapped.add(q);
+    else this.gapped.delete(q);
+    if (after === 0) this.senders.delete(q.key);
+  }
+}

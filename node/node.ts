@@ -1,0 +1,146 @@
+import { readFile } from 'node:fs/promises';
+import { ChainApp, type CommittedBlock } from './chain/app.js';
+import { buildGenesisBlock } from './chain/genesis-block.js';
+import { dataPaths, type NodeConfig } from './config/index.js';
+import { readValidatorKeyFile } from './config/keyfile.js';
+import { BlsQuorumCrypto } from './consensus/crypto.js';
+import { ConsensusEngine } from './consensus/engine.js';
+import { LoopbackNetwork } from './consensus/loopback.js';
+import { LevelConsensusStore } from './consensus/store-level.js';
+import { LedgerError } from './errors.js';
+import { HttpServer } from './http/server.js';
+import type { Logger } from './logging.js';
+import { Mempool } from './mempool/index.js';
+import { createMetrics } from './metrics.js';
+import { addressBytesFromPublicKey, formatAddress } from './protocol/address.js';
+import { bytesEqual } from './protocol/bytes.js';
+import { parseGenesis } from './protocol/genesis.js';
+import { parseJson } from './protocol/json.js';
+import { createMethods } from './rpc/methods/index.js';
+import { resolveDid, RESOLUTION_CONTENT_TYPE } from './rpc/resolver.js';
+import { createRpcServer } from './rpc/server.js';
+import { ChainStore } from './state/chain-store.js';
+import { openDatabase } from './state/db.js';
+import { packageVersion } from './cli/package-root.js';
+
+export interface RunningNode {
+  rpcUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: builds every part in order and closes them in reverse. With one validator
+ * in genesis the consensus transport is in-process loopback; the peer-to-peer transport replaces it
+ * for N validators.
+ */
+export async function startNode(config: NodeConfig, log: Logger): Promise<RunningNode> {
+  const closers: Array<() => Promise<void> | void> = [];
+  const close = async () => {
+    for (const c of closers.reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        log.error({ err }, 'error while shutting down');
+      }
+    }
+    closers.length = 0;
+  };
+  try {
+    const paths = dataPaths(config.dataDir);
+    const genesis = parseGenesis(parseJson(await readFile(paths.genesis, 'utf8')));
+    const key = await readValidatorKeyFile(paths.validatorKey);
+    const selfAddress = addressBytesFromPublicKey(key.publicKey);
+    const me = genesis.validators.find((v) => bytesEqual(v.address, selfAddress));
+    if (!me || !bytesEqual(me.blsPublicKey, key.blsPublicKey)) {
+      throw new LedgerError('NOT_A_VALIDATOR', `the key in ${paths.validatorKey} (${formatAddress(selfAddress)}) is not a validator of this genesis`, 'invalid');
+    }
+
+    const db = await openDatabase(paths.chainDb);
+    closers.push(() => db.close());
+    const store = await ChainStore.open(db, { chainId: genesis.chainId });
+    if (!store.head()) {
+      const g = await buildGenesisBlock(genesis);
+      await store.initGenesis(g.block, g.changes, g.treeNodes);
+      log.info({ genesis_hash: Buffer.from(g.block.hash).toString('hex') }, 'initialized the chain from genesis');
+    }
+    const head = store.head()!;
+    log.info({ chain_id: genesis.chainId, seq: head.seq, height: head.height }, 'opened the chain');
+
+    const mempool = new Mempool({ chainId: genesis.chainId, network: genesis.network, state: store.stateReader(), ...config.mempool });
+    const app = new ChainApp({
+      chainId: genesis.chainId,
+      network: genesis.network,
+      store,
+      mempool,
+      maxBlockTransactions: config.consensus.maxBlockTransactions,
+    });
+
+    const genesisBlock = (await store.blocks.bySeq(0))!;
+    const committedHead = (await store.blocks.bySeq(head.seq))!;
+    const network = new LoopbackNetwork();
+    const engine = new ConsensusEngine({
+      chainId: genesis.chainId,
+      validators: { validators: genesis.validators.map((v) => ({ address: v.address, blsPublicKey: v.blsPublicKey, weight: v.stake })) },
+      self: { address: selfAddress, crypto: new BlsQuorumCrypto(key.blsSecretKey) },
+      app,
+      transport: network.connect(selfAddress),
+      store: new LevelConsensusStore(db.consensus),
+      genesis: genesisBlock,
+      committedHead,
+      pacemaker: { baseTimeoutMs: config.consensus.roundTimeoutMs },
+      idleBlockIntervalMs: config.consensus.idleBlockIntervalMs,
+    });
+
+    const metrics = createMetrics({ engine, mempool, store });
+    app.on('committed', (c: CommittedBlock) => {
+      metrics.committedTxs.inc(c.receipts.length);
+      mempool
+        .onCommitted(c.receipts.map((r) => r.tx_hash), store.stateReader(), c.block.transactions.map((tx) => tx.senderPubkey))
+        .catch((err) => log.error({ err }, 'mempool cleanup failed'));
+      log.debug({ seq: c.seq, height: c.block.header.height, txs: c.receipts.length }, 'committed block');
+    });
+    engine.on('commit', (e: { latencyMs?: number }) => {
+      if (e.latencyMs !== undefined) metrics.commitLatency.observe(e.latencyMs / 1000);
+    });
+    engine.on('fault', (err: unknown) => log.error({ err }, 'consensus fault'));
+
+    const http = new HttpServer({ host: config.rpc.host, port: config.rpc.port, maxBodyBytes: config.rpc.maxBodyBytes, log });
+    const rpc = createRpcServer({
+      methods: createMethods({
+        chainId: genesis.chainId,
+        network: genesis.network,
+        version: packageVersion(),
+        startedAtMs: Date.now(),
+        store,
+        mempool,
+        allowSubjectEnumeration: config.rpcAllowSubjectEnumeration,
+      }),
+      maxBatch: config.rpc.maxBatch,
+      maxBodyBytes: config.rpc.maxBodyBytes,
+      log,
+    });
+    rpc.mount(http, '/');
+    http.route('GET', /^\/1\.0\/identifiers\/(.+)$/, async (ctx) => {
+      const { status, body } = await resolveDid({ network: genesis.network, lookup: (id) => store.dids.get(id) }, ctx.params[0]!, ctx.req.headers.accept);
+      ctx.send(status, JSON.stringify(body), RESOLUTION_CONTENT_TYPE);
+    });
+    http.route('GET', '/metrics', async (ctx) => {
+      ctx.send(200, await metrics.registry.metrics(), metrics.registry.contentType);
+    });
+    http.route('GET', '/health', (ctx) => ctx.json(200, { status: 'ok', seq: store.head()?.seq ?? 0 }));
+
+    await engine.start();
+    closers.push(() => engine.stop());
+    const bound = await http.listen();
+    closers.push(() => http.close());
+    const rpcUrl = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`;
+    for (const [name, p] of Object.entries(config.plugins)) {
+      if (p.enabled) log.warn({ plugin: name }, `plugin ${name} is enabled in the config but not available in this version; the node runs without it`);
+    }
+    log.info({ rpc_url: rpcUrl, validator: formatAddress(selfAddress) }, 'node started');
+    return { rpcUrl, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,122 @@
+import { STATUS_CODES } from 'node:http';
+import { isLedgerError, type ErrorKind } from '../errors.js';
+import { stringifyJson } from '../protocol/json.js';
+
+/**
+ * The one place where errors become JSON-RPC error codes and HTTP statuses (docs/rpc.md,
+ * "Transport and errors").
+ */
+
+export const RPC_PARSE_ERROR = -32700;
+export const RPC_INVALID_REQUEST = -32600;
+export const RPC_METHOD_NOT_FOUND = -32601;
+export const RPC_INVALID_PARAMS = -32602;
+export const RPC_INTERNAL_ERROR = -32603;
+/** well-formed, but refused by the current state (nonce taken, DID exists, unknown referent) */
+export const RPC_REJECTED = -32000;
+/** the operator has not enabled the method on this node */
+export const RPC_DISABLED = -32001;
+/** a size or count limit of the node was exceeded (the number EIP-1474 uses) */
+export const RPC_LIMIT_EXCEEDED = -32005;
+
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** An error a method throws when it wants an exact JSON-RPC code, message and data. */
+export class RpcMethodError extends Error {
+  override readonly name = 'RpcMethodError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+const KIND_TO_RPC: Record<ErrorKind, number> = {
+  invalid: RPC_INVALID_PARAMS,
+  not_found: RPC_REJECTED,
+  conflict: RPC_REJECTED,
+  disabled: RPC_DISABLED,
+  limit: RPC_LIMIT_EXCEEDED,
+  internal: RPC_INTERNAL_ERROR,
+};
+
+const KIND_TO_HTTP: Record<ErrorKind, number> = {
+  invalid: 400,
+  not_found: 404,
+  conflict: 409,
+  disabled: 403,
+  limit: 413,
+  internal: 500,
+};
+
+export const INTERNAL_MESSAGE = 'internal error';
+
+/** Data that cannot be encoded (bytes, cycles) is dropped, so an error response always goes out. */
+function encodable(data: unknown): boolean {
+  try {
+    stringifyJson(data);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Maps anything a method threw to a JSON-RPC error object. `internal: true` means the caller must
+ * log the original error: the response carries only "internal error", never a message or stack.
+ */
+export function toRpcError(err: unknown): RpcErrorObject & { internal: boolean } {
+  if (err instanceof RpcMethodError) {
+    const out: RpcErrorObject & { internal: boolean } = { code: err.code, message: err.message, internal: err.code === RPC_INTERNAL_ERROR };
+    if (err.data !== undefined && encodable(err.data)) out.data = err.data;
+    return out;
+  }
+  if (isLedgerError(err) && err.kind !== 'internal') {
+    const data = { code: err.code, ...err.data };
+    return { code: KIND_TO_RPC[err.kind], message: err.message, data: encodable(data) ? data : { code: err.code }, internal: false };
+  }
+  return { code: RPC_INTERNAL_ERROR, message: INTERNAL_MESSAGE, internal: true };
+}
+
+/** RFC 7807 Problem Details, the error body of the REST routes. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  /** the stable LedgerError code, when there is one */
+  code?: string;
+}
+
+/** `type` is `<errorsBase>/<status>`, as the explorer's contract has it. */
+export const DEFAULT_ERRORS_BASE = '/errors';
+
+export function httpProblem(status: number, detail: string, opts: { instance?: string; errorsBase?: string; code?: string } = {}): Problem {
+  const problem: Problem = {
+    type: `${opts.errorsBase ?? DEFAULT_ERRORS_BASE}/${status}`,
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+  };
+  if (opts.instance !== undefined) problem.instance = opts.instance;
+  if (opts.code !== undefined) problem.code = opts.code;
+  return problem;
+}
+
+/**
+ * Maps a thrown error to a Problem. `internal: true` means the caller must log it: the detail
+ * then says only "internal error".
+ */
+export function problemFromError(err: unknown, opts: { instance?: string; errorsBase?: string } = {}): { problem: Problem; internal: boolean } {
+  if (isLedgerError(err) && err.kind !== 'internal') {
+    return { problem: httpProblem(KIND_TO_HTTP[err.kind], err.message, { ...opts, code: err.code }), internal: false };
+  }
+  return { problem: httpProblem(500, INTERNAL_MESSAGE, opts), internal: true };
+}

@@ -1,0 +1,93 @@
+import { ByteReader, ByteWriter, fromHex, toHex } from '../protocol/bytes.js';
+import type { Receipt, ReceiptEvent } from '../protocol/receipt.js';
+import { LedgerError } from '../errors.js';
+
+/**
+ * The storage encoding of a receipt. Binary rather than JSON so that amounts round-trip as exact
+ * u128 values with no text convention, and so that a new event type fails to compile here (the
+ * switch is exhaustive) instead of being stored in a shape nobody decodes. Not consensus-critical:
+ * receipts are not committed to by any root.
+ *
+ *   tx_hash[32] || str status || u64 block_height || u128 fee_paid || block_hash[32]
+ *   || u64 block_seq || u64 tx_index || u16 event count || events
+ *   event = u8 tag || fields (strings are u16-length UTF-8, amounts u128, times u64)
+ */
+
+const TAG = { Transfer: 0, Stake: 1, Unstake: 2, UnbondingReleased: 3, DidCreated: 4, DidDeactivated: 5 } as const;
+
+export function encodeReceipt(r: Receipt): Uint8Array {
+  const w = new ByteWriter()
+    .bytes(fromHex(r.tx_hash, 32, 'tx_hash'))
+    .str(r.status)
+    .u64(BigInt(r.block_height))
+    .u128(r.fee_paid)
+    .bytes(fromHex(r.block_hash, 32, 'block_hash'))
+    .u64(BigInt(r.block_seq))
+    .u64(BigInt(r.tx_index))
+    .u16(r.events.length);
+  for (const e of r.events) writeEvent(w, e);
+  return w.finish();
+}
+
+export function decodeReceipt(bytes: Uint8Array): Receipt {
+  const r = new ByteReader(bytes);
+  const receipt: Receipt = {
+    tx_hash: toHex(r.bytes(32)),
+    status: r.str(),
+    block_height: Number(r.u64()),
+    fee_paid: r.u128(),
+    events: [],
+    block_hash: toHex(r.bytes(32)),
+    block_seq: Number(r.u64()),
+    tx_index: Number(r.u64()),
+  };
+  for (let n = r.u16(), i = 0; i < n; i++) receipt.events.push(readEvent(r));
+  r.end();
+  return receipt;
+}
+
+function writeEvent(w: ByteWriter, e: ReceiptEvent): void {
+  w.u8(TAG[e.type]);
+  switch (e.type) {
+    case 'Transfer':
+      w.str(e.from).str(e.to).u128(e.amount);
+      return;
+    case 'Stake':
+    case 'UnbondingReleased':
+      w.str(e.address).u128(e.amount);
+      return;
+    case 'Unstake':
+      w.str(e.address).u128(e.amount).u64(BigInt(e.release_ms));
+      return;
+    case 'DidCreated':
+    case 'DidDeactivated':
+      w.str(e.did);
+      return;
+    default:
+      throw unknownEvent((e satisfies never as { type: string }).type);
+  }
+}
+
+function readEvent(r: ByteReader): ReceiptEvent {
+  const tag = r.u8();
+  switch (tag) {
+    case TAG.Transfer:
+      return { type: 'Transfer', from: r.str(), to: r.str(), amount: r.u128() };
+    case TAG.Stake:
+      return { type: 'Stake', address: r.str(), amount: r.u128() };
+    case TAG.Unstake:
+      return { type: 'Unstake', address: r.str(), amount: r.u128(), release_ms: Number(r.u64()) };
+    case TAG.UnbondingReleased:
+      return { type: 'UnbondingReleased', address: r.str(), amount: r.u128() };
+    case TAG.DidCreated:
+      return { type: 'DidCreated', did: r.str() };
+    case TAG.DidDeactivated:
+      return { type: 'DidDeactivated', did: r.str() };
+    default:
+      throw unknownEvent(String(tag));
+  }
+}
+
+function unknownEvent(what: string): LedgerError {
+  return new LedgerError('CORRUPT_RECEIPT', `unknown receipt event ${what}`, 'internal');
+}

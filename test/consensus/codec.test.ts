@@ -1,0 +1,65 @@
+import t from 'tap';
+import { decodeMessage, encodeMessage, encodeSafety, decodeSafety } from '../../node/consensus/codec.js';
+import type { ConsensusMessage, TimeoutCertificate } from '../../node/consensus/types.js';
+import { isLedgerError } from '../../node/errors.js';
+import { genesisBlock, transfer } from './harness.js';
+
+const g = genesisBlock();
+const qc = { round: 3, height: 2, blockHash: new Uint8Array(32).fill(4), signers: Uint8Array.of(7), signature: new Uint8Array(96).fill(1) };
+const tc: TimeoutCertificate = { round: 5, highQc: qc, signers: Uint8Array.of(7), highQcRounds: [3, 2, 1], signature: new Uint8Array(96).fill(2) };
+const voter = new Uint8Array(20).fill(3);
+const block = { ...g, transactions: [transfer(0)] };
+
+const messages: ConsensusMessage[] = [
+  { type: 'proposal', proposal: { block: g, tc: undefined, signature: new Uint8Array(96).fill(5) } },
+  { type: 'proposal', proposal: { block, tc, signature: new Uint8Array(96).fill(5) } },
+  { type: 'vote', vote: { round: 3, height: 2, blockHash: new Uint8Array(32).fill(4), voter, signature: new Uint8Array(96).fill(6) } },
+  { type: 'timeout', timeout: { round: 4, highQc: qc, voter, signature: new Uint8Array(96).fill(8) } },
+  { type: 'tc', tc },
+  { type: 'qc', qc },
+  { type: 'sync-request', request: { hash: new Uint8Array(32).fill(1), stopAtHeight: 9, max: 64 } },
+  { type: 'sync-response', blocks: [g, block] },
+];
+
+t.test('every message round-trips', async (t) => {
+  for (const m of messages) {
+    const bytes = encodeMessage(m);
+    const back = decodeMessage(bytes);
+    t.same(encodeMessage(back), bytes, m.type);
+    t.equal(back.type, m.type);
+  }
+});
+
+function rejects(t: { ok(v: unknown, m: string): unknown; fail(m: string): unknown }, bytes: Uint8Array, code: string, what: string): void {
+  try {
+    decodeMessage(bytes);
+    t.fail(`${what}: decoded`);
+  } catch (err) {
+    t.ok(isLedgerError(err) && err.code === code, `${what}: ${(err as Error).message}`);
+  }
+}
+
+t.test('strict decoding', async (t) => {
+  const vote = encodeMessage(messages[2]!);
+  rejects(t, Uint8Array.of(...vote, 0), 'TRAILING_BYTES', 'trailing byte');
+  rejects(t, vote.slice(0, vote.length - 1), 'TRUNCATED', 'truncated');
+  rejects(t, Uint8Array.of(2, ...vote.slice(1)), 'BAD_VERSION', 'unknown version');
+  rejects(t, Uint8Array.of(1, 99), 'BAD_MESSAGE_TYPE', 'unknown type');
+  const withTc = encodeMessage(messages[1]!);
+  const flagAt = withTc.length - 96 - (8 + 8 + 8 + 32 + 2 + 1 + 2 + 96 + 2 + 1 + 2 + 3 * 8 + 96) - 1;
+  const badFlag = Uint8Array.from(withTc);
+  badFlag[flagAt] = 2;
+  rejects(t, badFlag, 'BAD_FLAG', 'TC flag other than 0/1');
+  rejects(t, new Uint8Array(70 * 1024).fill(1), 'MESSAGE_TOO_LARGE', 'oversized vote-type message');
+  const req = encodeMessage({ type: 'sync-request', request: { hash: new Uint8Array(32), stopAtHeight: 0, max: 65 } });
+  rejects(t, req, 'BAD_SYNC_REQUEST', 'sync request over the cap');
+  const shortSigQc = encodeMessage({ type: 'qc', qc: { ...qc, signature: new Uint8Array(95) } });
+  rejects(t, shortSigQc, 'BAD_QC', 'QC signature of the wrong length');
+});
+
+t.test('safety state round-trips', async (t) => {
+  const s = { lastVotedRound: 9, lockedQc: qc, highQc: { ...qc, round: 8 }, highTc: tc };
+  t.same(decodeSafety(encodeSafety(s)), s);
+  const none = { ...s, highTc: undefined };
+  t.same(decodeSafety(encodeSafety(none)), none);
+});

@@ -1,0 +1,33 @@
+import t from 'tap';
+import { ManualClock, Pacemaker, roundTimeoutMs } from '../../node/consensus/pacemaker.js';
+
+const cfg = { baseTimeoutMs: 1_000, multiplier: 1.5, maxTimeoutMs: 3_000, retransmitMs: 500 };
+
+t.test('timeout grows by 1.5 per failure and is capped', async (t) => {
+  t.same([0, 1, 2, 3, 10].map((k) => roundTimeoutMs(cfg, k)), [1_000, 1_500, 2_250, 3_000, 3_000]);
+});
+
+t.test('fires once per round, retransmits, grows on TCs and resets on QCs', async (t) => {
+  const clock = new ManualClock();
+  const fired: Array<[number, number]> = [];
+  const p = new Pacemaker(cfg, clock, (r) => fired.push([r, clock.now()]));
+  p.enter(1, 'start');
+  clock.advance(999);
+  t.same(fired, []);
+  clock.advance(1);
+  t.same(fired, [[1, 1_000]]);
+  clock.advance(500);
+  t.same(fired[1], [1, 1_500], 'retransmitted');
+  p.enter(2, 'tc');
+  t.equal(p.consecutiveFailures, 1);
+  clock.advance(1_499);
+  t.equal(fired.length, 2, 'the longer timeout has not fired yet');
+  clock.advance(1);
+  t.same(fired[2], [2, 3_000]);
+  t.notOk(p.enter(2, 'qc'), 'no going back or sideways');
+  p.enter(3, 'qc');
+  t.equal(p.consecutiveFailures, 0, 'progress resets the backoff');
+  p.stop();
+  clock.advance(10_000);
+  t.equal(fired.length, 3, 'stopped: nothing fires');
+});

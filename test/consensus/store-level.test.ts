@@ -1,0 +1,32 @@
+import t from 'tap';
+import { MemoryLevel } from 'memory-level';
+import { LevelConsensusStore } from '../../node/consensus/store-level.js';
+import { MemoryConsensusStore } from '../../node/consensus/store.js';
+import { genesisBlock, transfer } from './harness.js';
+
+const g = genesisBlock();
+const other = { ...g, header: { ...g.header, height: 1 } };
+const b2 = { ...other, hash: new Uint8Array(32).fill(2), transactions: [transfer(1)] };
+const safety = { lastVotedRound: 4, lockedQc: g.header.justify, highQc: { ...g.header.justify, round: 3 }, highTc: undefined };
+
+for (const [name, make] of [
+  ['memory', async () => new MemoryConsensusStore()],
+  ['level', async () => {
+    const db = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' });
+    return new LevelConsensusStore(db.sublevel<Uint8Array, Uint8Array>('consensus', { keyEncoding: 'view', valueEncoding: 'view' }));
+  }],
+] as const) {
+  t.test(`${name} store keeps safety state and pending blocks`, async (t) => {
+    const s = await make();
+    t.equal(await s.loadSafety(), undefined);
+    await s.saveSafety(safety);
+    t.same(await s.loadSafety(), safety);
+    await s.putPendingBlock(g);
+    await s.putPendingBlock(b2);
+    t.equal((await s.pendingBlocks()).length, 2);
+    await s.deletePendingBlocks([g.hash]);
+    const left = await s.pendingBlocks();
+    t.equal(left.length, 1);
+    t.equal(left[0]!.transactions.length, 1, 'transactions survive the round trip');
+  });
+}

@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readKeyFile } from '../../node/config/keyfile.js';
+
+/** e2e tests run the built CLI (`npm test` builds first) as real processes on ephemeral ports. */
+export const LEDGER_BIN = fileURLToPath(new URL('../../bin/ledger.js', import.meta.url));
+
+export interface NodeProcess {
+  url: string;
+  proc: ChildProcess;
+  stderr(): string;
+  /** SIGTERM and wait for a clean exit */
+  stop(): Promise<number | null>;
+  kill9(): Promise<void>;
+}
+
+export async function tempDataDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'ledger-e2e-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [LEDGER_BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export async function startNodeProcess(
+  t: { teardown(fn: () => unknown): void },
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<NodeProcess> {
+  const proc = spawn(process.execPath, [LEDGER_BIN, 'start', '--data-dir', dataDir, '--rpc-port', '0', '--plugins', 'none', '--log-level', 'info'], {
+    env: { ...process.env, NODE_OPTIONS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  proc.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  t.teardown(() => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`node did not start in 30 s:\n${err}`)), 30_000);
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /"rpc_url"\s*:\s*"([^"]+)"/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`node exited with ${code} before starting:\n${err}`));
+    });
+  });
+  return {
+    url,
+    proc,
+    stderr: () => err,
+    stop: async () => {
+      proc.kill('SIGTERM');
+      return exited;
+    },
+    kill9: async () => {
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export async function devKey(dataDir: string) {
+  return readKeyFile(join(dataDir, 'keys', 'dev.json'));
+}

@@ -1,0 +1,30 @@
+import t from 'tap';
+import { VerifiedCache } from '../../node/mempool/verified-cache.js';
+import { transactionHash } from '../../node/protocol/transaction.js';
+import { alice, CHAIN, pool, state, transfer } from './harness.js';
+
+t.test('the cache is bounded and forgets the oldest hash first', async (t) => {
+  const c = new VerifiedCache(2);
+  c.add('a');
+  c.add('b');
+  c.add('a');
+  c.add('c');
+  t.same([c.has('a'), c.has('b'), c.has('c')], [false, true, true]);
+  t.equal(c.size, 2);
+  t.throws(() => new VerifiedCache(0), RangeError);
+});
+
+t.test('the mempool remembers verified signatures, including of rejected and removed transactions', async (t) => {
+  const mp = pool(state([{ key: alice, balance: 1_000_000n, nonce: 1n }]), { verifiedCacheSize: 2 });
+  const txs = [1n, 2n, 3n].map((n) => transfer(alice, n, 1n));
+  const low = transfer(alice, 0n);
+  await t.rejects(mp.admit(low), { code: 'NONCE_TOO_LOW' });
+  t.ok(mp.isVerified(transactionHash(CHAIN, low)), 'the signature was good, so a block carrying it need not re-verify');
+  const hashes: string[] = [];
+  for (const tx of txs) {
+    hashes.push((await mp.admit(tx)).hash);
+  }
+  for (const h of hashes) t.ok(mp.remove(h));
+  t.same(hashes.map((h) => mp.isVerified(h)), [false, true, true]);
+  t.notOk(mp.isVerified(transactionHash(CHAIN, low)));
+});

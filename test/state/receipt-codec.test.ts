@@ -1,0 +1,44 @@
+import t from 'tap';
+import type { Receipt } from '../../node/protocol/receipt.js';
+import { decodeReceipt, encodeReceipt } from '../../node/state/receipt-codec.js';
+
+const U128_MAX = (1n << 128n) - 1n;
+
+const receipt: Receipt = {
+  tx_hash: 'aa'.repeat(32),
+  status: 'failed: insufficient balance ✓',
+  block_height: 2 ** 40,
+  fee_paid: U128_MAX,
+  events: [
+    { type: 'Transfer', from: 'from', to: 'to', amount: 2n ** 100n + 1n },
+    { type: 'Stake', address: 'addr', amount: 1n },
+    { type: 'Unstake', address: 'addr', amount: 0n, release_ms: 1_700_000_000_000 },
+    { type: 'UnbondingReleased', address: 'addr', amount: 9007199254740993n },
+    { type: 'DidCreated', did: 'did:ledger:testnet:x' },
+    { type: 'DidDeactivated', did: 'did:ledger:testnet:y' },
+  ],
+  block_hash: '0b'.repeat(32),
+  block_seq: 7,
+  tx_index: 3,
+};
+
+t.test('every field and event round-trips, bigints exactly', async (t) => {
+  const back = decodeReceipt(encodeReceipt(receipt));
+  t.same(back, receipt);
+  t.equal(back.fee_paid, U128_MAX);
+  t.equal((back.events[3] as { amount: bigint }).amount, 9007199254740993n);
+  t.same(decodeReceipt(encodeReceipt({ ...receipt, events: [] })).events, []);
+});
+
+t.test('corrupt bytes are refused', async (t) => {
+  const bytes = encodeReceipt(receipt);
+  t.throws(() => decodeReceipt(bytes.subarray(0, bytes.length - 1)));
+  t.throws(() => decodeReceipt(Uint8Array.from([...bytes, 0])), { code: 'TRAILING_BYTES' });
+  const oneEvent = encodeReceipt({ ...receipt, events: [{ type: 'DidCreated', did: 'd' }] });
+  const tagAt = oneEvent.length - 4; // u8 tag, then u16 length and 'd'
+  const bad = Uint8Array.from(oneEvent);
+  bad[tagAt] = 99;
+  t.throws(() => decodeReceipt(bad), { code: 'CORRUPT_RECEIPT' });
+  t.throws(() => encodeReceipt({ ...receipt, tx_hash: 'AA'.repeat(32) }), { code: 'BAD_HEX' });
+  t.throws(() => encodeReceipt({ ...receipt, fee_paid: -1n }));
+});
