@@ -16,7 +16,7 @@ import { addressBytesFromPublicKey, formatAddress } from './protocol/address.js'
 import { bytesEqual } from './protocol/bytes.js';
 import { parseGenesis } from './protocol/genesis.js';
 import { parseJson } from './protocol/json.js';
-import { createMethods } from './rpc/methods/index.js';
+import { createMethods } from './rpc/ledger/index.js';
 import { resolveDid, RESOLUTION_CONTENT_TYPE } from './rpc/resolver.js';
 import { createRpcServer } from './rpc/server.js';
 import { ChainStore } from './state/chain-store.js';

@@ -24,7 +24,7 @@ t.test('init writes genesis, keys and config and prints a summary', async (t) =>
   t.equal(s.validators.length, 1);
   t.equal(s.validators[0].key_file, join(dataDir, 'keys', 'validator.json'));
   t.equal(s.dev_account.key_file, join(dataDir, 'keys', 'dev.json'));
-  t.equal(s.dev_account.balance, '1000000000');
+  t.equal(s.dev_account.balance, '20000000000');
   t.notMatch(r.stdout, /secret/, 'no secret is printed');
 
   const genesis = parseGenesis(JSON.parse(readFileSync(s.genesis_file, 'utf8')));

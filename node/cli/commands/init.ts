@@ -11,7 +11,7 @@ import { CHAIN_ID_RE, genesisToJson, NETWORK_RE, parseGenesis, parseGenesisTempl
 import { packageRoot } from '../package-root.js';
 import { intFlag, parseCommandArgs, printJson, stringFlag, UsageError, type CliIo } from '../io.js';
 
-export const DEV_BALANCE = 1_000_000_000n * UNIT;
+export const DEV_BALANCE = 20_000_000_000n * UNIT; // above 2^60 units, so big amounts can be tried at once
 export const VALIDATOR_STAKE = 1_000_000n * UNIT;
 export const VALIDATOR_BALANCE = 1_000n * UNIT;
 export const GENESIS_REPUTATION = 1000;

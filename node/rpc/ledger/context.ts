@@ -1,0 +1,13 @@
+import type { Mempool } from '../../mempool/index.js';
+import type { ChainStore } from '../../state/chain-store.js';
+
+/** What the `ledger_*` methods read and where they submit. */
+export interface RpcContext {
+  chainId: string;
+  network: string;
+  version: string;
+  startedAtMs: number;
+  store: ChainStore;
+  mempool: Mempool;
+  allowSubjectEnumeration: boolean;
+}
