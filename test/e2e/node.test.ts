@@ -5,6 +5,11 @@ import { UNIT } from '../../node/protocol/amount.js';
 import { FEES } from '../../node/protocol/fees.js';
 import { devKey, runCli, startNodeProcess, tempDataDir } from './harness.js';
 
+/** What a rejected call must look like: tap matches these fields of the RpcError. */
+function rejected(code: string, rpcCode?: number): Error {
+  return (rpcCode === undefined ? { data: { code } } : { code: rpcCode, data: { code } }) as unknown as Error;
+}
+
 t.test('a one-validator node over real HTTP: transfers, DIDs, errors, and kill -9', async (t) => {
   const dir = await tempDataDir(t);
   const init = await runCli(['init', '--data-dir', dir]);
@@ -72,16 +77,16 @@ t.test('a one-validator node over real HTTP: transfers, DIDs, errors, and kill -
     const good = signAndEncode(info.chain_id, buildTransfer({ senderPubkey: dev.publicKey, nonce, to: bob.address, amount: 1n }), dev.seed);
     const tampered = JSON.parse(good.json);
     tampered.signature[0] ^= 1;
-    await t.rejects(client.sendTransaction(JSON.stringify(tampered)), { data: { code: 'BAD_SIGNATURE' } });
-    await t.rejects(client.sendTransaction(JSON.stringify({ ...JSON.parse(good.json), chain_id: 'other-chain' })), { data: { code: 'WRONG_CHAIN' } });
+    await t.rejects(client.sendTransaction(JSON.stringify(tampered)), rejected('BAD_SIGNATURE'));
+    await t.rejects(client.sendTransaction(JSON.stringify({ ...JSON.parse(good.json), chain_id: 'other-chain' })), rejected('WRONG_CHAIN'));
     const otherChain = signAndEncode('other-chain', buildTransfer({ senderPubkey: dev.publicKey, nonce, to: bob.address, amount: 1n }), dev.seed);
-    await t.rejects(client.sendTransaction(JSON.stringify({ ...JSON.parse(otherChain.json), chain_id: undefined })), { data: { code: 'BAD_SIGNATURE' } });
+    await t.rejects(client.sendTransaction(JSON.stringify({ ...JSON.parse(otherChain.json), chain_id: undefined })), rejected('BAD_SIGNATURE'));
     const old = signAndEncode(info.chain_id, buildTransfer({ senderPubkey: dev.publicKey, nonce: 0, to: bob.address, amount: 1n }), dev.seed);
-    await t.rejects(client.sendTransaction(old.json), { data: { code: 'NONCE_TOO_LOW' } });
+    await t.rejects(client.sendTransaction(old.json), rejected('NONCE_TOO_LOW'));
     const poor = generateAccountKey('testnet');
     const broke = signAndEncode(info.chain_id, buildTransfer({ senderPubkey: poor.publicKey, nonce: 0, to: bob.address, amount: 1n }), poor.seed);
-    await t.rejects(client.sendTransaction(broke.json), { data: { code: 'INSUFFICIENT_BALANCE' } });
-    await t.rejects(client.sendTransaction('{"sender_pubkey":[1]}'), { code: -32602, data: { code: 'MALFORMED_TRANSACTION' } });
+    await t.rejects(client.sendTransaction(broke.json), rejected('INSUFFICIENT_BALANCE'));
+    await t.rejects(client.sendTransaction('{"sender_pubkey":[1]}'), rejected('MALFORMED_TRANSACTION', -32602));
     t.equal((await send(buildTransfer({ senderPubkey: dev.publicKey, nonce, to: bob.address, amount: 1n }))).status, 'success', 'still commits');
   });
 
@@ -99,4 +104,14 @@ t.test('a one-validator node over real HTTP: transfers, DIDs, errors, and kill -
     t.equal(r.status, 'success', 'keeps committing after the restart');
     t.equal(await node.stop(), 0, 'SIGTERM exits cleanly');
   });
+});
+
+t.test('LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION=1 turns on ledger_credentialsBySubject, with a warning', async (t) => {
+  const dir = await tempDataDir(t);
+  t.equal((await runCli(['init', '--data-dir', dir])).code, 0);
+  const node = await startNodeProcess(t, dir, { LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION: '1' });
+  const dev = await devKey(dir);
+  t.same(await new RpcClient(node.url).credentialsBySubject(dev.did), []);
+  t.match(node.stderr(), /LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION/, 'the node warns at start');
+  t.equal(await node.stop(), 0);
 });
