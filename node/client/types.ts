@@ -4,19 +4,13 @@
  * bigint so that callers never handle both.
  */
 
-export interface Block {
-  height: number;
-  round: number;
-  hash: string;
-  parent_hash: string;
-  state_root: string;
-  transactions_root: string;
-  timestamp_ms: number;
-  tx_count: number;
-  proposer: string;
-  /** hex transaction hashes */
-  transactions: string[];
-}
+import type { Receipt, ReceiptEvent } from '../protocol/receipt.js';
+
+// Shapes the node itself produces are shared with it, so client and server cannot drift.
+export type { BlockJson as Block } from '../protocol/block.js';
+export type { Receipt, ReceiptEvent } from '../protocol/receipt.js';
+export type { DidDocumentRpc as DidDocument, VerificationMethod } from '../protocol/did-document.js';
+export type { ServiceEndpoint as DidService } from '../protocol/payloads.js';
 
 export interface CanonHead {
   seq: number;
@@ -35,21 +29,6 @@ export interface NodeInfo {
   version: string;
   uptime_seconds: number;
   rss_bytes: number;
-}
-
-export interface ReceiptEvent {
-  type: string;
-  /** Transfer events carry from, to and amount (bigint); other kinds carry their own fields */
-  [field: string]: unknown;
-}
-
-export interface Receipt {
-  tx_hash: string;
-  /** `success` or `failed: <reason>` */
-  status: string;
-  block_height: number;
-  fee_paid: bigint;
-  events: ReceiptEvent[];
 }
 
 /** ledger_getTransaction's raw form: keys, signature and Transfer.to are byte arrays. */
@@ -87,34 +66,6 @@ export interface CredentialVerification {
   revoked: boolean;
 }
 
-export interface VerificationMethod {
-  id: string;
-  type: string;
-  controller: string;
-  publicKeyMultibase: string;
-}
-
-export interface DidService {
-  id: string;
-  type: string;
-  serviceEndpoint: string;
-}
-
-/** ledger_didResolve: the unwrapped document plus its metadata fields. */
-export interface DidDocument {
-  '@context': string[];
-  id: string;
-  controller: string;
-  verificationMethod: VerificationMethod[];
-  authentication: string[];
-  assertionMethod: string[];
-  service: DidService[];
-  active: boolean;
-  created_ms: number;
-  updated_ms: number;
-  version_id: string | number;
-}
-
 export interface DisclosedMessage {
   index: number;
   /** lowercase hex */
@@ -141,7 +92,7 @@ export function normalizeReceipt(r: Receipt | null): Receipt | null {
   return {
     ...r,
     fee_paid: toBigInt(r.fee_paid, 'receipt.fee_paid'),
-    events: (r.events ?? []).map((e) => ('amount' in e ? { ...e, amount: toBigInt(e.amount, `${e.type}.amount`) } : e)),
+    events: (r.events ?? []).map((e: ReceiptEvent) => ('amount' in e ? ({ ...e, amount: toBigInt(e.amount, `${e.type}.amount`) } as ReceiptEvent) : e)),
   };
 }
 

@@ -1,6 +1,7 @@
 import t from 'tap';
+import { DEV_BALANCE } from '../../node/cli/commands/init.js';
 import { parseParam } from '../../node/cli/commands/rpc.js';
-import { startFakeNode } from '../client/fixtures/fake-node.js';
+import { startTestNode } from '../fixtures/real-node.js';
 import { runLedger } from './fixtures/io.js';
 
 t.test('params parse as JSON when they can, else stay strings', async (t) => {
@@ -14,24 +15,29 @@ t.test('params parse as JSON when they can, else stay strings', async (t) => {
 });
 
 t.test('rpc prints the result as JSON, bigint-safe', async (t) => {
-  const node = await startFakeNode();
-  t.teardown(node.close);
+  const node = await startTestNode(t);
   const cwd = t.testdir({});
-  node.balances.set('addr', 123456789012345678901234n);
-  const r = await runLedger(['rpc', 'ledger_getBalance', 'addr', '--rpc', node.url], { cwd });
+  t.ok(DEV_BALANCE > BigInt(Number.MAX_SAFE_INTEGER), 'the balance is beyond 2^53, so a lossy printer would show it');
+  const r = await runLedger(['rpc', 'ledger_getBalance', node.dev.address, '--rpc', node.url], { cwd });
   t.equal(r.code, 0, r.stderr);
-  t.equal(r.stdout, '123456789012345678901234\n');
-  const echo = await runLedger(['rpc', 'ledger_echo', '7', 'x', '{"k":[1]}', '--', '-5'], { cwd, env: { LEDGER_RPC_URL: node.url } });
-  t.equal(echo.code, 0, echo.stderr);
-  t.same(echo.json(), [7, 'x', { k: [1] }, -5]);
+  t.equal(r.stdout, `${DEV_BALANCE}\n`);
+  const info = await runLedger(['rpc', 'ledger_chainInfo'], { cwd, env: { LEDGER_RPC_URL: node.url } });
+  t.equal(info.code, 0, info.stderr);
+  t.match(info.json(), { chain_id: node.chainId, native_token: { decimals: 8 }, genesis_hash: /^[0-9a-f]{64}$/ });
+  // a number param and one after `--` that starts with a dash reach the node as numbers
+  const block = await runLedger(['rpc', 'ledger_getBlockBySeq', '0'], { cwd, env: { LEDGER_RPC_URL: node.url } });
+  t.equal(block.code, 0, block.stderr);
+  t.match(block.json(), { height: 0, hash: info.json().genesis_hash, tx_count: 0 }, 'the genesis block');
+  const negative = await runLedger(['rpc', 'ledger_getBlockBySeq', '--', '-5'], { cwd, env: { LEDGER_RPC_URL: node.url } });
+  t.equal(negative.code, 1);
+  t.match(negative.stderr, /JSON-RPC error -32602 from ledger_getBlockBySeq: invalid params: seq \(param 1\) must be a non-negative integer/);
 });
 
 t.test('a JSON-RPC error exits 1 with its code and message', async (t) => {
-  const node = await startFakeNode();
-  t.teardown(node.close);
-  const r = await runLedger(['rpc', 'ledger_getAccount', 'x', '--rpc', node.url], { cwd: t.testdir({}) });
+  const node = await startTestNode(t);
+  const r = await runLedger(['rpc', 'ledger_nope', 'x', '--rpc', node.url], { cwd: t.testdir({}) });
   t.equal(r.code, 1);
-  t.match(r.stderr, /JSON-RPC error -32601 from ledger_getAccount: method not found/);
+  t.match(r.stderr, /JSON-RPC error -32601 from ledger_nope: method not found/);
   t.equal(r.stdout, '');
   t.equal((await runLedger(['rpc'], { cwd: t.testdir({}) })).code, 2);
 });

@@ -1,0 +1,282 @@
+import t, { type Test } from 'tap';
+import type { JSONRPCResponse } from 'json-rpc-2.0';
+import { buildGenesisBlock } from '../../../node/chain/genesis-block.js';
+import { keyPairFromSeed } from '../../../node/crypto/ed25519.js';
+import { Mempool } from '../../../node/mempool/index.js';
+import { NATIVE_TOKEN, UNIT } from '../../../node/protocol/amount.js';
+import { ADDRESS_LENGTH, addressBytesFromPublicKey, formatAddress } from '../../../node/protocol/address.js';
+import { blockToJson } from '../../../node/protocol/block.js';
+import { toHex } from '../../../node/protocol/bytes.js';
+import { didForIdentifier } from '../../../node/protocol/did.js';
+import { parseJson, stringifyJson } from '../../../node/protocol/json.js';
+import { didKey, encodeDid, encodeValidator, validatorKey } from '../../../node/protocol/records.js';
+import { signTransaction, transactionHash, transactionToJson } from '../../../node/protocol/transaction.js';
+import { createMethods, type RpcContext } from '../../../node/rpc/ledger/index.js';
+import { createRpcServer } from '../../../node/rpc/server.js';
+import { ChainStore } from '../../../node/state/chain-store.js';
+import { openDatabase } from '../../../node/state/db.js';
+import { BIG, COUNTER, VALIDATORS, fillerAddress, nextBlock } from '../../fixtures/chain-blocks.js';
+import { loadVectors } from '../../fixtures/vectors.js';
+
+const CHAIN = 'rpc-methods-test';
+const NETWORK = 'testnet';
+const funder = keyPairFromSeed(new Uint8Array(32).fill(9));
+const FUNDER = addressBytesFromPublicKey(funder.publicKey);
+const DID_ID = new Uint8Array(ADDRESS_LENGTH).fill(0x44);
+const DID = didForIdentifier(NETWORK, DID_ID);
+const UNBONDER = new Uint8Array(ADDRESS_LENGTH).fill(0x55);
+
+type Call = (method: string, params?: unknown) => Promise<JSONRPCResponse>;
+
+/** A store with genesis only, or with two blocks (a DID and an unbonding validator in block 2). */
+async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumeration?: boolean; genesis?: boolean } = {}) {
+  const db = await openDatabase('memory');
+  t.teardown(() => db.close());
+  const store = await ChainStore.open(db, { chainId: CHAIN });
+  if (o.genesis !== false) {
+    const g = await buildGenesisBlock({
+      genesisTimeMs: 1_000,
+      accounts: [
+        { address: COUNTER, balance: 0n },
+        { address: FUNDER, balance: 1_000n * UNIT },
+      ],
+      validators: VALIDATORS,
+    });
+    await store.initGenesis(g.block, g.changes, g.treeNodes);
+  }
+  if (o.blocks) {
+    await store.commitBlock(await nextBlock(store));
+    const did = {
+      did: DID,
+      publicKey: funder.publicKey,
+      service: [{ id: `${DID}#pod`, type: 'SolidPod', serviceEndpoint: 'https://pod.example' }],
+      active: true,
+      createdMs: 1_002,
+      updatedMs: 1_002,
+      versionId: 1,
+      txHash: new Uint8Array(32).fill(1),
+    };
+    const validator = {
+      staked: 7n,
+      unbonding: [
+        { amount: 2n ** 70n, releaseMs: 5_000 },
+        { amount: 3n, releaseMs: 6_000 },
+      ],
+      reputation: 900,
+      active: false,
+      ed25519PublicKey: new Uint8Array(0),
+      blsPublicKey: new Uint8Array(0),
+    };
+    const puts = [
+      { key: didKey(DID_ID), value: encodeDid(did) },
+      { key: validatorKey(UNBONDER), value: encodeValidator(validator) },
+    ];
+    await store.commitBlock(await nextBlock(store, { heightStep: 3, puts }));
+  }
+  const mempool = new Mempool({ chainId: CHAIN, network: NETWORK, state: store.stateReader() });
+  const ctx: RpcContext = {
+    chainId: CHAIN,
+    network: NETWORK,
+    version: '9.9.9-test',
+    startedAtMs: Date.now() - 5_000,
+    store,
+    mempool,
+    allowSubjectEnumeration: o.allowSubjectEnumeration ?? false,
+  };
+  const server = createRpcServer({ methods: createMethods(ctx) });
+  let id = 0;
+  // Through the lossless JSON codec both ways, as over HTTP, so bigint results are checked as the wire carries them.
+  const call: Call = async (method, params = []) => {
+    const request = parseJson(stringifyJson({ jsonrpc: '2.0', id: ++id, method, params }));
+    return parseJson(stringifyJson(await server.handle(request))) as JSONRPCResponse;
+  };
+  return { store, mempool, call };
+}
+
+function result(r: JSONRPCResponse): unknown {
+  if (r.error) throw new Error(`unexpected error ${JSON.stringify(r.error)}`);
+  return r.result;
+}
+
+function errorCode(r: JSONRPCResponse): number | undefined {
+  return r.error?.code;
+}
+
+t.test('chain: blocks, canonical head, block number, chain and node info', async (t) => {
+  const { store, call } = await setup(t, { blocks: true });
+  const latest = (await store.blocks.bySeq(2))!;
+  t.same(result(await call('ledger_getLatestBlock')), blockToJson(CHAIN, latest));
+  t.equal(latest.header.height, 4, 'height is lossy: seq 2 is at height 4');
+  t.same(result(await call('ledger_getBlock', [4])), blockToJson(CHAIN, latest), 'by height');
+  t.equal(result(await call('ledger_getBlock', [2])), null, 'no block at height 2');
+  t.same(result(await call('ledger_getBlockBySeq', [2])), blockToJson(CHAIN, latest), 'by seq');
+  t.equal(result(await call('ledger_getBlockBySeq', [3])), null);
+  const block1 = result(await call('ledger_getBlockBySeq', [1])) as { tx_count: number; transactions: string[] };
+  t.equal(block1.tx_count, 2);
+  t.match(block1.transactions, [/^[0-9a-f]{64}$/, /^[0-9a-f]{64}$/], 'transactions are bare hex hashes');
+  t.same(result(await call('ledger_canonHead')), { seq: 2, hash: toHex(latest.hash) });
+  t.equal(result(await call('ledger_blockNumber')), 4);
+  t.same(result(await call('ledger_chainInfo')), {
+    chain_id: CHAIN,
+    native_token: { ...NATIVE_TOKEN },
+    genesis_hash: toHex(store.genesisHash!),
+    latest_block: 4,
+    version: '9.9.9-test',
+  });
+  const info = result(await call('ledger_nodeInfo')) as { version: string; uptime_seconds: number; rss_bytes: number };
+  t.equal(info.version, '9.9.9-test');
+  t.ok(info.uptime_seconds >= 5 && info.uptime_seconds < 60, 'uptime counts from startedAtMs');
+  t.ok(Number.isSafeInteger(info.rss_bytes) && info.rss_bytes > 0);
+  t.same(Object.keys(info).sort(), ['rss_bytes', 'uptime_seconds', 'version']);
+});
+
+t.test('chain: a store without blocks answers null', async (t) => {
+  const { call } = await setup(t, { genesis: false });
+  t.equal(result(await call('ledger_getLatestBlock')), null);
+  t.equal(result(await call('ledger_canonHead')), null);
+  t.equal(result(await call('ledger_getBlock', [0])), null);
+  t.equal(result(await call('ledger_getBlockBySeq', [0])), null);
+});
+
+t.test('accounts: balance and nonce are exact integers beyond 2^60', async (t) => {
+  const { call } = await setup(t, { blocks: true });
+  const filler = formatAddress(fillerAddress(2, 1));
+  const balance = result(await call('ledger_getBalance', [filler]));
+  t.equal(typeof balance, 'bigint', 'the wire carries a bare integer literal');
+  t.equal(balance, BIG + 1n);
+  t.ok(BIG > 2n ** 60n);
+  // small values arrive as plain JSON numbers
+  t.equal(result(await call('ledger_getNonce', [filler])), 2);
+  t.equal(result(await call('ledger_getBalance', [formatAddress(COUNTER)])), 2);
+  t.equal(result(await call('ledger_getBalance', [formatAddress(FUNDER)])), Number(1_000n * UNIT));
+  const unknown = formatAddress(new Uint8Array(ADDRESS_LENGTH).fill(0xee));
+  t.equal(result(await call('ledger_getBalance', [unknown])), 0, 'an unknown account holds nothing');
+  t.equal(result(await call('ledger_getNonce', [unknown])), 0);
+});
+
+t.test('transactions: receipt, raw transaction, null for unknown hashes', async (t) => {
+  const { store, call } = await setup(t, { blocks: true });
+  const block = (await store.blocks.bySeq(1))!;
+  const tx = block.transactions[1]!;
+  const hash = transactionHash(CHAIN, tx);
+  const receipt = result(await call('ledger_getReceipt', [hash])) as Record<string, unknown>;
+  t.match(receipt, { tx_hash: hash, status: 'success', block_height: 1, fee_paid: BIG * 3n + 1n, events: [{ type: 'Transfer', amount: BIG + 1n }] });
+  const raw = result(await call('ledger_getTransaction', [hash])) as Record<string, unknown>;
+  t.same(raw, parseJson(stringifyJson(transactionToJson(tx, 'raw'))));
+  t.notOk('chain_id' in raw, 'the raw form carries no chain id');
+  t.same(Object.keys(raw).sort(), ['nonce', 'payload', 'sender_pubkey', 'signature']);
+  t.equal((raw.sender_pubkey as number[]).length, 32);
+  t.equal((raw.signature as number[]).length, 64);
+  t.same((raw.payload as { Transfer: { to: number[] } }).Transfer.to, Array.from(COUNTER), 'Transfer.to is a 20-byte array');
+  const missing = 'ab'.repeat(32);
+  t.equal(result(await call('ledger_getReceipt', [missing])), null);
+  t.equal(result(await call('ledger_getTransaction', [missing])), null);
+});
+
+t.test('sendTransaction: the mempool admits it and the hash comes back; its errors map', async (t) => {
+  const { mempool, call } = await setup(t);
+  const tx = signTransaction(CHAIN, { senderPubkey: funder.publicKey, nonce: 0n, payload: { kind: 'Transfer', to: COUNTER, amount: UNIT } }, funder.seed);
+  const text = stringifyJson(transactionToJson(tx));
+  const hash = result(await call('ledger_sendTransaction', [text]));
+  t.equal(hash, transactionHash(CHAIN, tx));
+  t.ok(mempool.has(hash as string), 'the transaction is pending');
+  const again = await call('ledger_sendTransaction', [text]);
+  t.equal(errorCode(again), -32000, 'a duplicate is refused by state (LedgerError conflict)');
+  const malformed = await call('ledger_sendTransaction', ['{"nonce":1}']);
+  t.equal(errorCode(malformed), -32602);
+  t.match(malformed, { error: { data: { code: 'MALFORMED_TRANSACTION' } } });
+  t.equal(errorCode(await call('ledger_sendTransaction', [{ nonce: 1 }])), -32602, 'tx_json must be a string');
+  t.equal(errorCode(await call('ledger_sendTransaction', ['x'.repeat(20_000)])), -32602, 'absurdly long strings stop at the param check');
+});
+
+t.test('didResolve: document, unknown, other network, invalid', async (t) => {
+  const { call } = await setup(t, { blocks: true });
+  const doc = result(await call('ledger_didResolve', [DID])) as Record<string, unknown>;
+  t.match(doc, {
+    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2020/v1'],
+    id: DID,
+    controller: DID,
+    verificationMethod: [{ id: `${DID}#key-1`, type: 'Ed25519VerificationKey2020', controller: DID }],
+    authentication: [`${DID}#key-1`],
+    assertionMethod: [`${DID}#key-1`],
+    service: [{ id: `${DID}#pod`, type: 'SolidPod', serviceEndpoint: 'https://pod.example' }],
+    active: true,
+    created_ms: 1_002,
+    updated_ms: 1_002,
+    version_id: '1',
+  });
+  t.equal(result(await call('ledger_didResolve', [didForIdentifier(NETWORK, new Uint8Array(ADDRESS_LENGTH).fill(0x45))])), null, 'unknown');
+  t.equal(result(await call('ledger_didResolve', [didForIdentifier('mainnet', DID_ID)])), null, 'another network');
+  t.equal(errorCode(await call('ledger_didResolve', [`did:ledger:${formatAddress(DID_ID)}`])), -32602, 'no network segment');
+  t.equal(errorCode(await call('ledger_didResolve', ['did:web:example.com'])), -32602, 'another method');
+  t.equal(errorCode(await call('ledger_didResolve', [42])), -32602);
+});
+
+t.test('credentials: no credential state yet, subject enumeration gated', async (t) => {
+  const off = await setup(t);
+  t.equal(result(await off.call('ledger_credentialVerify', ['cred-1'])), null);
+  t.same(result(await off.call('ledger_credentialsByIssuer', [DID])), []);
+  const disabled = await off.call('ledger_credentialsBySubject', [DID]);
+  t.equal(errorCode(disabled), -32001, 'never an empty array when disabled');
+  t.match(disabled, { error: { message: /LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION=1/, data: { code: 'SUBJECT_ENUMERATION_DISABLED' } } });
+  const on = await setup(t, { allowSubjectEnumeration: true });
+  t.same(result(await on.call('ledger_credentialsBySubject', [DID])), []);
+  t.equal(errorCode(await on.call('ledger_credentialsBySubject', [7])), -32602);
+  t.equal(errorCode(await off.call('ledger_credentialsByIssuer', ['not-a-did'])), -32602);
+  t.equal(errorCode(await off.call('ledger_credentialVerify', [1])), -32602);
+  t.equal(result(await off.call('ledger_bbsVerifyCredentialProof', ['cred-1', '00', '', '', [{ index: 0, message: 'aa' }]])), null);
+  t.equal(errorCode(await off.call('ledger_bbsVerifyCredentialProof', ['cred-1', 'XYZ', '', '', []])), -32602);
+});
+
+t.test('validators: list and stake, unbonding summed exactly', async (t) => {
+  const { call } = await setup(t, { blocks: true });
+  const list = result(await call('ledger_getValidators')) as Array<Record<string, unknown>>;
+  t.equal(list.length, 3);
+  for (const v of list) t.same(Object.keys(v).sort(), ['active', 'address', 'reputation', 'staked', 'unbonding']);
+  const unbonder = { address: formatAddress(UNBONDER), staked: 7n, unbonding: 2n ** 70n + 3n, reputation: 900, active: false };
+  t.same(list.find((v) => v.address === unbonder.address), unbonder);
+  t.same(result(await call('ledger_getValidatorStake', [formatAddress(UNBONDER)])), unbonder);
+  const v0 = VALIDATORS[0]!;
+  t.same(result(await call('ledger_getValidatorStake', [formatAddress(v0.address)])), {
+    address: formatAddress(v0.address),
+    staked: v0.stake,
+    unbonding: 0n,
+    reputation: 500,
+    active: true,
+  });
+  t.equal(result(await call('ledger_getValidatorStake', [formatAddress(COUNTER)])), null, 'an account that is no validator');
+});
+
+t.test('bbsVerifyProof: valid vector, malformed values false, wrong types -32602', async (t) => {
+  const { call } = await setup(t);
+  const p = loadVectors('bbs.json').proofs.valid[2];
+  const disclosed = p.disclosedIndexes.map((index: number, i: number) => ({ index, message: p.disclosedMessages[i] }));
+  const args = [p.proof, p.signerPublicKey, p.header, p.presentationHeader, disclosed, p.totalMessageCount];
+  t.equal(result(await call('ledger_bbsVerifyProof', args)), true);
+  t.equal(result(await call('ledger_bbsVerifyProof', [p.proof, p.signerPublicKey, p.header, 'ff', disclosed, p.totalMessageCount])), false, 'other presentation header');
+  t.equal(result(await call('ledger_bbsVerifyProof', [p.proof.slice(2), ...args.slice(1)])), false, 'wrong proof length');
+  t.equal(result(await call('ledger_bbsVerifyProof', [p.proof, 'abcd', ...args.slice(2)])), false, 'wrong key length');
+  t.equal(result(await call('ledger_bbsVerifyProof', [...args.slice(0, 5), 0])), false, 'zero messages');
+  t.equal(errorCode(await call('ledger_bbsVerifyProof', [...args.slice(0, 5), '10'])), -32602, 'count as a string');
+  t.equal(errorCode(await call('ledger_bbsVerifyProof', [...args.slice(0, 4), [{ index: '0', message: 'aa' }], 10])), -32602);
+  t.equal(errorCode(await call('ledger_bbsVerifyProof', [p.proof.toUpperCase(), ...args.slice(1)])), -32602, 'uppercase hex');
+  t.equal(errorCode(await call('ledger_bbsVerifyProof', ['00'.repeat(64 * 1024 + 1), ...args.slice(1)])), -32602, 'proof over 64 KiB');
+  const many = Array.from({ length: 1025 }, (_, index) => ({ index, message: '' }));
+  t.equal(errorCode(await call('ledger_bbsVerifyProof', [...args.slice(0, 4), many, 1025])), -32602, 'over 1024 messages');
+  t.equal(errorCode(await call('ledger_bbsVerifyProof', args.slice(0, 5))), -32602, 'missing total_message_count');
+});
+
+t.test('unknown method, bad params, no ledger_getAccount', async (t) => {
+  const { call } = await setup(t);
+  t.equal(errorCode(await call('ledger_getAccount', [formatAddress(COUNTER)])), -32601);
+  t.equal(errorCode(await call('ledger_getBalance', ['0xdeadbeef'])), -32602);
+  t.equal(errorCode(await call('ledger_getBalance', [])), -32602);
+  t.equal(errorCode(await call('ledger_getNonce', [formatAddress(COUNTER), 1])), -32602, 'too many params');
+  t.equal(errorCode(await call('ledger_getBlock', [-1])), -32602);
+  t.equal(errorCode(await call('ledger_getBlock', ['1'])), -32602);
+  t.equal(errorCode(await call('ledger_getBlockBySeq', [1.5])), -32602);
+  t.equal(errorCode(await call('ledger_getReceipt', ['AB'.repeat(32)])), -32602, 'uppercase hash');
+  t.equal(errorCode(await call('ledger_getTransaction', ['0x' + 'ab'.repeat(31)])), -32602);
+  t.equal(errorCode(await call('ledger_getValidatorStake', ['short'])), -32602);
+  t.equal(errorCode(await call('ledger_chainInfo', { a: 1 })), -32602, 'named params are refused');
+});
