@@ -1,31 +1,86 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConsensusEngine } from './consensus/engine.js';
+import type { Block } from './protocol/block.js';
+import { transactionHash } from './protocol/transaction.js';
 import type { Mempool } from './mempool/index.js';
 import type { ChainStore } from './state/chain-store.js';
 
-/** Prometheus metrics, served as text at `/metrics` on the RPC port. Gauges are read at scrape time. */
-export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool; store: ChainStore }): {
+export interface NodeMetrics {
   registry: Registry;
+  /** proposal (first seen here) to commit, per committed block */
   commitLatency: Histogram;
+  /** admission to this node's mempool to the first block that carries the transaction */
+  mempoolToProposal: Histogram;
+  /** a block first seen here to its QC known here */
+  proposalToQc: Histogram;
+  /** a block's QC known here to its commit */
+  qcToCommit: Histogram;
   committedTxs: Counter;
-} {
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10];
+
+/**
+ * Prometheus metrics, served as text at `/metrics` on the RPC port. Gauges and engine counters
+ * are read at scrape time; the histograms are fed by the composition root from engine events.
+ */
+export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool; store: ChainStore; peers?: () => number }): NodeMetrics {
   const registry = new Registry();
   const gauge = (name: string, help: string, read: () => number) =>
     new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+  const counter = (name: string, help: string, read: () => number) =>
+    new Counter({ name, help, registers: [registry], collect() { this.reset(); this.inc(read()); } });
+  const engine = () => deps.engine.metrics();
   gauge('ledger_height', 'height of the latest committed block', () => deps.store.head()?.height ?? 0);
   gauge('ledger_seq', 'seq of the latest committed block', () => deps.store.head()?.seq ?? 0);
-  gauge('ledger_round', 'current consensus round', () => deps.engine.metrics().round);
+  gauge('ledger_round', 'current consensus round', () => engine().round);
+  gauge('ledger_peers', 'connected peers', () => deps.peers?.() ?? 0);
   gauge('ledger_mempool_transactions', 'transactions in the mempool', () => deps.mempool.size);
   gauge('ledger_mempool_bytes', 'bytes of transactions in the mempool', () => deps.mempool.bytes);
-  gauge('ledger_consensus_votes_sent', 'votes sent', () => deps.engine.metrics().votesSent);
-  gauge('ledger_consensus_votes_received', 'votes received', () => deps.engine.metrics().votesReceived);
-  gauge('ledger_consensus_timeouts', 'round timeouts', () => deps.engine.metrics().timeouts);
-  const commitLatency = new Histogram({
-    name: 'ledger_commit_latency_seconds',
-    help: 'time from proposal to commit',
-    buckets: [0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10],
+  gauge('ledger_consensus_validators', 'validators in the current set', () => deps.engine.validators.size);
+  counter('ledger_consensus_votes_sent_total', 'votes this node signed and sent', () => engine().votesSent);
+  counter('ledger_consensus_votes_received_total', 'votes received from peers', () => engine().votesReceived);
+  counter('ledger_consensus_proposals_total', 'blocks this node proposed', () => engine().proposals);
+  counter('ledger_consensus_qcs_formed_total', 'quorum certificates this node aggregated', () => engine().qcsFormed);
+  counter('ledger_consensus_tcs_formed_total', 'timeout certificates this node aggregated', () => engine().tcsFormed);
+  counter('ledger_consensus_timeouts_total', 'rounds this node timed out', () => engine().timeouts);
+  counter('ledger_consensus_pairing_checks_total', 'BLS aggregate verifications', () => engine().pairingChecks);
+  counter('ledger_consensus_evidence_total', 'equivocations recorded', () => deps.engine.evidence().length);
+  new Counter({
+    name: 'ledger_consensus_dropped_total',
+    help: 'consensus messages dropped, by reason',
+    labelNames: ['reason'],
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const [reason, n] of Object.entries(engine().dropped)) this.inc({ reason }, n);
+    },
   });
-  const committedTxs = new Counter({ name: 'ledger_committed_transactions_total', help: 'transactions committed', registers: [registry] });
-  return { registry, commitLatency, committedTxs };
+  const histogram = (name: string, help: string) => new Histogram({ name, help, buckets: LATENCY_BUCKETS, registers: [registry] });
+  return {
+    registry,
+    commitLatency: histogram('ledger_commit_latency_seconds', 'time from a block first seen here (proposal) to its commit'),
+    mempoolToProposal: histogram('ledger_mempool_to_proposal_seconds', 'time from admission to this mempool to the first block carrying the transaction'),
+    proposalToQc: histogram('ledger_consensus_proposal_to_qc_seconds', 'time from a block first seen here to its QC'),
+    qcToCommit: histogram('ledger_consensus_qc_to_commit_seconds', 'time from a block QC known here to the block commit'),
+    committedTxs: new Counter({ name: 'ledger_committed_transactions_total', help: 'transactions committed', registers: [registry] }),
+  };
+}
+
+/** Feeds the histograms from engine events; the mempool stamps admissions, blocks carry the transactions. */
+export function observeConsensus(m: NodeMetrics, o: { chainId: string; engine: ConsensusEngine; mempool: Mempool; now?: () => number }): void {
+  const { engine, mempool } = o;
+  const now = o.now ?? Date.now;
+  engine.on('block', (b: Block) => {
+    const at = now();
+    for (const tx of b.transactions) {
+      const entry = mempool.get(transactionHash(o.chainId, tx));
+      if (entry) m.mempoolToProposal.observe((at - entry.admittedAtMs) / 1000);
+    }
+  });
+  engine.on('certified', (e: { latencyMs: number }) => m.proposalToQc.observe(e.latencyMs / 1000));
+  engine.on('commit', (e: { latencyMs?: number; qcToCommitMs?: number }) => {
+    if (e.latencyMs !== undefined) m.commitLatency.observe(e.latencyMs / 1000);
+    if (e.qcToCommitMs !== undefined) m.qcToCommit.observe(e.qcToCommitMs / 1000);
+  });
 }

@@ -5,13 +5,14 @@ import { dataPaths, type NodeConfig } from './config/index.js';
 import { readValidatorKeyFile } from './config/keyfile.js';
 import { BlsQuorumCrypto } from './consensus/crypto.js';
 import { ConsensusEngine } from './consensus/engine.js';
-import { LoopbackNetwork } from './consensus/loopback.js';
 import { LevelConsensusStore } from './consensus/store-level.js';
 import { LedgerError } from './errors.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './logging.js';
 import { Mempool } from './mempool/index.js';
-import { createMetrics } from './metrics.js';
+import { connectMempoolGossip } from './mempool/gossip.js';
+import { createMetrics, observeConsensus } from './metrics.js';
+import { P2PNetwork } from './network/index.js';
 import { addressBytesFromPublicKey, formatAddress } from './protocol/address.js';
 import { bytesEqual } from './protocol/bytes.js';
 import { parseGenesis } from './protocol/genesis.js';
@@ -25,13 +26,15 @@ import { packageVersion } from './cli/package-root.js';
 
 export interface RunningNode {
   rpcUrl: string;
+  /** this node's libp2p listen addresses, each ending in /p2p/<peer id> */
+  p2pAddrs: string[];
   close(): Promise<void>;
 }
 
 /**
- * The composition root: builds every part in order and closes them in reverse. With one validator
- * in genesis the consensus transport is in-process loopback; the peer-to-peer transport replaces it
- * for N validators.
+ * The composition root: builds every part in order and closes them in reverse. Consensus and
+ * transaction gossip run over libp2p whatever the number of validators: a one-validator network
+ * reaches its quorum alone and still serves full nodes that connect to it.
  */
 export async function startNode(config: NodeConfig, log: Logger): Promise<RunningNode> {
   const closers: Array<() => Promise<void> | void> = [];
@@ -51,9 +54,10 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
     const key = await readValidatorKeyFile(paths.validatorKey);
     const selfAddress = addressBytesFromPublicKey(key.publicKey);
     const me = genesis.validators.find((v) => bytesEqual(v.address, selfAddress));
-    if (!me || !bytesEqual(me.blsPublicKey, key.blsPublicKey)) {
-      throw new LedgerError('NOT_A_VALIDATOR', `the key in ${paths.validatorKey} (${formatAddress(selfAddress)}) is not a validator of this genesis`, 'invalid');
+    if (me && !bytesEqual(me.blsPublicKey, key.blsPublicKey)) {
+      throw new LedgerError('BLS_KEY_MISMATCH', `the BLS key in ${paths.validatorKey} is not the one genesis lists for validator ${formatAddress(selfAddress)}`, 'invalid');
     }
+    if (!me) log.warn({ address: formatAddress(selfAddress) }, 'this node key is not a validator of this genesis: running as a full node that follows the chain without voting');
 
     const db = await openDatabase(paths.chainDb);
     closers.push(() => db.close());
@@ -77,13 +81,21 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
 
     const genesisBlock = (await store.blocks.bySeq(0))!;
     const committedHead = (await store.blocks.bySeq(head.seq))!;
-    const network = new LoopbackNetwork();
+    const network = await P2PNetwork.create({
+      chainId: genesis.chainId,
+      seed: key.seed,
+      host: config.p2p.host,
+      port: config.p2p.port,
+      bootstrap: config.p2p.bootstrap,
+      log: log.child({ module: 'p2p' }),
+    });
+    closers.push(() => network.stop());
     const engine = new ConsensusEngine({
       chainId: genesis.chainId,
       validators: { validators: genesis.validators.map((v) => ({ address: v.address, blsPublicKey: v.blsPublicKey, weight: v.stake })) },
       self: { address: selfAddress, crypto: new BlsQuorumCrypto(key.blsSecretKey) },
       app,
-      transport: network.connect(selfAddress),
+      transport: network.consensus,
       store: new LevelConsensusStore(db.consensus),
       genesis: genesisBlock,
       committedHead,
@@ -91,16 +103,24 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
       idleBlockIntervalMs: config.consensus.idleBlockIntervalMs,
     });
 
-    const metrics = createMetrics({ engine, mempool, store });
+    const isValidator = (a: Uint8Array) => engine.validators.indexOf(a) !== undefined;
+    engine.on('dropped', (e: { reason: string; from?: Uint8Array }) => {
+      if (e.from) network.penalize(e.from, `consensus:${e.reason}`);
+    });
+    connectMempoolGossip({ chainId: genesis.chainId, mempool, gossip: network, isValidator, log });
+
+    const metrics = createMetrics({ engine, mempool, store, peers: () => network.peerCount() });
+    observeConsensus(metrics, { chainId: genesis.chainId, engine, mempool });
+    const crashAt = crashAfterCommits();
     app.on('committed', (c: CommittedBlock) => {
+      // Fault injection for the crash tests: die right after a block is durable, before consensus
+      // has cleaned up after it (the middle of a commit, as a power cut would hit it).
+      if (crashAt !== undefined && c.seq >= crashAt) process.kill(process.pid, 'SIGKILL');
       metrics.committedTxs.inc(c.receipts.length);
       mempool
         .onCommitted(c.receipts.map((r) => r.tx_hash), store.stateReader(), c.block.transactions.map((tx) => tx.senderPubkey))
         .catch((err) => log.error({ err }, 'mempool cleanup failed'));
       log.debug({ seq: c.seq, height: c.block.header.height, txs: c.receipts.length }, 'committed block');
-    });
-    engine.on('commit', (e: { latencyMs?: number }) => {
-      if (e.latencyMs !== undefined) metrics.commitLatency.observe(e.latencyMs / 1000);
     });
     engine.on('fault', (err: unknown) => log.error({ err }, 'consensus fault'));
 
@@ -114,6 +134,7 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
         store,
         mempool,
         allowSubjectEnumeration: config.rpcAllowSubjectEnumeration,
+        evidence: () => engine.evidence(),
       }),
       maxBatch: config.rpc.maxBatch,
       maxBodyBytes: config.rpc.maxBodyBytes,
@@ -137,10 +158,16 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
     for (const [name, p] of Object.entries(config.plugins)) {
       if (p.enabled) log.warn({ plugin: name }, `plugin ${name} is enabled in the config but not available in this version; the node runs without it`);
     }
-    log.info({ rpc_url: rpcUrl, validator: formatAddress(selfAddress) }, 'node started');
-    return { rpcUrl, close };
+    log.info({ rpc_url: rpcUrl, p2p: network.listenAddrs(), validator: me ? formatAddress(selfAddress) : null }, 'node started');
+    return { rpcUrl, p2pAddrs: network.listenAddrs(), close };
   } catch (err) {
     await close();
     throw err;
   }
+}
+
+/** LEDGER_TEST_CRASH_AT_SEQ=<n>: kill -9 this process once block seq n is committed (tests only). */
+function crashAfterCommits(): number | undefined {
+  const v = process.env.LEDGER_TEST_CRASH_AT_SEQ;
+  return v && /^\d+$/.test(v) ? Number(v) : undefined;
 }

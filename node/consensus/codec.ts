@@ -3,7 +3,7 @@ import { ADDRESS_LENGTH } from '../protocol/address.js';
 import { decodeBlock, encodeBlock, readQc, writeQc, type Block, type QuorumCertificate } from '../protocol/block.js';
 import { ByteReader, ByteWriter } from '../protocol/bytes.js';
 import { BLS_SIGNATURE_LENGTH } from './crypto.js';
-import type { ConsensusMessage, Proposal, SafetyState, SyncRequest, TimeoutCertificate, Vote, Timeout } from './types.js';
+import type { ConsensusMessage, Evidence, Proposal, SafetyState, SyncRequest, TimeoutCertificate, Vote, Timeout } from './types.js';
 import { bitmapLength, MAX_VALIDATORS } from './validators.js';
 
 /**
@@ -201,4 +201,44 @@ export function decodeSafety(bytes: Uint8Array): SafetyState {
   const highTc = flag === 1 ? readTc(r) : undefined;
   r.end();
   return { lastVotedRound, lockedQc, highQc, highTc };
+}
+
+/**
+ * Stored equivocation evidence: version, kind (1 double proposal, 2 double vote), then the two
+ * conflicting signed messages in their wire encoding, each u64-length-prefixed. Round and
+ * validator are read back from the messages themselves.
+ */
+export function encodeEvidence(e: Evidence): Uint8Array {
+  const pair: ConsensusMessage[] =
+    e.kind === 'double-proposal'
+      ? [{ type: 'proposal', proposal: e.first }, { type: 'proposal', proposal: e.second }]
+      : [{ type: 'vote', vote: e.first }, { type: 'vote', vote: e.second }];
+  const w = new ByteWriter().u8(WIRE_VERSION).u8(e.kind === 'double-proposal' ? 1 : 2);
+  for (const m of pair) {
+    const bytes = encodeMessage(m);
+    w.u64(BigInt(bytes.length)).bytes(bytes);
+  }
+  return w.finish();
+}
+
+export function decodeEvidence(bytes: Uint8Array): Evidence {
+  const r = new ByteReader(bytes);
+  if (r.u8() !== WIRE_VERSION) throw invalid('BAD_VERSION', 'unknown evidence version');
+  const kind = r.u8();
+  const read = (): ConsensusMessage => {
+    const len = r.u64();
+    if (len > BigInt(MAX_SYNC_RESPONSE_BYTES)) throw tooLarge('evidence message', Number(len), MAX_SYNC_RESPONSE_BYTES);
+    return decodeMessage(r.bytes(Number(len)));
+  };
+  const first = read();
+  const second = read();
+  r.end();
+  if (kind === 1 && first.type === 'proposal' && second.type === 'proposal') {
+    const h = first.proposal.block.header;
+    return { kind: 'double-proposal', round: h.round, validator: h.proposer, first: first.proposal, second: second.proposal };
+  }
+  if (kind === 2 && first.type === 'vote' && second.type === 'vote') {
+    return { kind: 'double-vote', round: first.vote.round, validator: first.vote.voter, first: first.vote, second: second.vote };
+  }
+  throw invalid('BAD_EVIDENCE', `evidence kind ${kind} does not match its messages`);
 }

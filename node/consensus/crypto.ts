@@ -50,13 +50,15 @@ export function blsKeyFromSeed(seed: Uint8Array): { secretKey: Uint8Array; publi
 export class BlsQuorumCrypto implements QuorumCrypto {
   readonly publicKey: Uint8Array;
   private readonly keys = new Map<string, G1>();
+  /** hash-to-curve costs about 8 ms: a vote digest is hashed to sign it and again to check its QC */
+  private readonly hashed = new Map<string, ReturnType<typeof bls.hash>>();
 
   constructor(private readonly secretKey: Uint8Array) {
     this.publicKey = bls.getPublicKey(secretKey).toBytes();
   }
 
   sign(message: Uint8Array): Uint8Array {
-    return bls.Signature.toBytes(bls.sign(bls.hash(message, DST), this.secretKey));
+    return bls.Signature.toBytes(bls.sign(this.hashToCurve(message), this.secretKey));
   }
 
   verify(message: Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean {
@@ -71,12 +73,23 @@ export class BlsQuorumCrypto implements QuorumCrypto {
     if (groups.length === 0 || signature.length !== BLS_SIGNATURE_LENGTH) return false;
     try {
       const sig = bls.Signature.fromBytes(signature);
-      const items = groups.map((g) => ({ message: bls.hash(g.message, DST), publicKey: bls.aggregatePublicKeys(g.publicKeys.map((k) => this.key(k))) }));
+      const items = groups.map((g) => ({ message: this.hashToCurve(g.message), publicKey: bls.aggregatePublicKeys(g.publicKeys.map((k) => this.key(k))) }));
       const first = items[0]!;
       return items.length === 1 ? bls.verify(sig, first.message, first.publicKey) : bls.verifyBatch(sig, items);
     } catch {
       return false;
     }
+  }
+
+  private hashToCurve(message: Uint8Array): ReturnType<typeof bls.hash> {
+    const hex = toHex(message);
+    let point = this.hashed.get(hex);
+    if (!point) {
+      point = bls.hash(message, DST);
+      if (this.hashed.size >= 256) this.hashed.clear();
+      this.hashed.set(hex, point);
+    }
+    return point;
   }
 
   /** Decoded (and subgroup-checked) keys are cached: decoding costs more than the additions. */

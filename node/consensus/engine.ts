@@ -8,6 +8,9 @@ import { timeoutDigest, voteDigest, type QuorumCrypto } from './crypto.js';
 import { DEFAULT_PACEMAKER, Pacemaker, systemClock, type Clock, type PacemakerConfig, type RoundEntry, type TimerHandle } from './pacemaker.js';
 import * as rules from './safety.js';
 import type { ConsensusStore } from './store.js';
+import { OrphanPool } from './orphans.js';
+import { BlockSync, collectAncestors } from './sync.js';
+import { BlockTimes } from './timing.js';
 import { BlockTree } from './tree.js';
 import type { ConsensusApp, ConsensusMessage, ConsensusTransport, Evidence, Proposal, SafetyState, Timeout, TimeoutCertificate, ValidatorSetData, Vote } from './types.js';
 import { ValidatorSet } from './validators.js';
@@ -75,11 +78,6 @@ export interface ConsensusMetrics {
   dropped: Record<string, number>;
 }
 
-interface Orphan {
-  block: Block;
-  from: Uint8Array;
-}
-
 export class ConsensusEngine extends EventEmitter {
   readonly validators: ValidatorSet;
   private readonly o: ConsensusEngineOptions;
@@ -100,11 +98,10 @@ export class ConsensusEngine extends EventEmitter {
   private idleTimer: TimerHandle | undefined;
   private readonly proposalsSeen = new Map<number, Proposal>();
   private readonly ownTimeouts = new Map<number, Timeout>();
-  private readonly orphans = new Map<string, Orphan[]>();
-  private readonly orphanHashes = new Set<string>();
+  private readonly orphans = new OrphanPool();
   private readonly pendingQcs = new Map<string, QuorumCertificate>();
-  private readonly syncInFlight = new Map<string, number>();
-  private readonly firstSeen = new Map<string, number>();
+  private readonly sync = new BlockSync();
+  private readonly times = new BlockTimes();
   private readonly evidenceList: Evidence[] = [];
   private readonly m: ConsensusMetrics;
 
@@ -137,6 +134,7 @@ export class ConsensusEngine extends EventEmitter {
   async start(): Promise<void> {
     if (this.running) return;
     const saved = await this.o.store.loadSafety();
+    if (this.evidenceList.length === 0) this.evidenceList.push(...(await this.o.store.loadEvidence()));
     if (saved) this.safety = saved;
     else if (bytesEqual(this.o.committedHead.hash, this.o.genesis.hash)) this.safety = rules.initialSafety(this.genesisQc);
     else throw new LedgerError('CONSENSUS_STATE_MISSING', 'the chain is past genesis but the consensus store holds no safety state', 'internal');
@@ -203,9 +201,10 @@ export class ConsensusEngine extends EventEmitter {
     });
   }
 
-  private drop(reason: string): void {
+  /** Counts a dropped message; `from` is set when the sender is to blame (the network penalizes it). */
+  private drop(reason: string, from?: Uint8Array): void {
     this.m.dropped[reason] = (this.m.dropped[reason] ?? 0) + 1;
-    this.emit('dropped', { reason });
+    this.emit('dropped', { reason, from });
   }
 
   private async setSafety(next: SafetyState): Promise<void> {
@@ -219,27 +218,26 @@ export class ConsensusEngine extends EventEmitter {
   }
 
   private async handle(from: Uint8Array, msg: ConsensusMessage): Promise<void> {
+    // Any peer may catch up from us, and we from it; the rest is for validators only.
+    if (msg.type === 'sync-request') return this.onSyncRequest(from, msg.request.hash, msg.request.stopAtHeight, msg.request.max);
+    if (msg.type === 'sync-response') return this.onSyncResponse(from, msg.blocks);
     if (this.validators.indexOf(from) === undefined) return this.drop('non-validator');
     switch (msg.type) {
       case 'proposal':
         return this.onProposal(from, msg.proposal);
       case 'vote':
         this.m.votesReceived++;
-        return this.onVote(msg.vote, false);
+        return this.onVote(msg.vote, false, from);
       case 'timeout':
         return this.onTimeout(from, msg.timeout, false);
       case 'tc':
         if (msg.tc.round <= (this.safety.highTc?.round ?? 0)) return;
-        if (!this.verifier.verifyTc(msg.tc)) return this.drop('bad-tc');
+        if (!this.verifier.verifyTc(msg.tc)) return this.drop('bad-tc', from);
         return this.processTc(msg.tc);
       case 'qc':
         if (msg.qc.round <= this.safety.highQc.round) return; // nothing new: skip the pairing check
-        if (!this.verifier.verifyQc(msg.qc)) return this.drop('bad-qc');
+        if (!this.verifier.verifyQc(msg.qc)) return this.drop('bad-qc', from);
         return this.processQc(msg.qc, from);
-      case 'sync-request':
-        return this.onSyncRequest(from, msg.request.hash, msg.request.stopAtHeight, msg.request.max);
-      case 'sync-response':
-        return this.onSyncResponse(from, msg.blocks);
     }
   }
 
@@ -249,20 +247,25 @@ export class ConsensusEngine extends EventEmitter {
     const b = p.block;
     const round = b.header.round;
     const leader = this.validators.leader(round);
-    if (!bytesEqual(b.header.proposer, leader.address)) return this.drop('wrong-leader');
-    if (rules.proposalShapeError(b, p.tc)) return this.drop('malformed-proposal');
+    if (!bytesEqual(b.header.proposer, leader.address)) return this.drop('wrong-leader', from);
+    if (rules.proposalShapeError(b, p.tc)) return this.drop('malformed-proposal', from);
     const seen = this.proposalsSeen.get(round);
     if (seen && bytesEqual(seen.block.hash, b.hash)) return;
-    if (!this.o.self.crypto.verify(voteDigest(this.o.chainId, round, b.header.height, b.hash), p.signature, leader.blsPublicKey)) return this.drop('bad-signature');
-    if (seen) this.recordEvidence({ kind: 'double-proposal', round, validator: leader.address, first: seen, second: p });
-    else this.proposalsSeen.set(round, p);
-    if (!this.verifier.verifyQc(b.header.justify)) return this.drop('bad-qc');
-    if (p.tc && !this.verifier.verifyTc(p.tc)) return this.drop('bad-tc');
+    // The transport authenticates `from`, so a proposal straight from its leader skips the pairing
+    // check here: its signature counts as the leader's vote, which the next leader checks inside
+    // the aggregate. A relayed proposal, and both sides of an equivocation, are checked one by one.
+    const signed = (x: Proposal) => this.o.self.crypto.verify(voteDigest(this.o.chainId, round, x.block.header.height, x.block.hash), x.signature, leader.blsPublicKey);
+    const direct = bytesEqual(from, leader.address);
+    if (!direct && !signed(p)) return this.drop('bad-signature', from);
+    if (!seen) this.proposalsSeen.set(round, p);
+    else if (signed(seen) && (!direct || signed(p))) await this.recordEvidence({ kind: 'double-proposal', round, validator: leader.address, first: seen, second: p });
+    if (!this.verifier.verifyQc(b.header.justify)) return this.drop('bad-qc', from);
+    if (p.tc && !this.verifier.verifyTc(p.tc)) return this.drop('bad-tc', from);
     if (p.tc) await this.processTc(p.tc);
     await this.processQc(b.header.justify, from);
     // The leader's signature is its vote; the next leader counts it.
     if (this.isMe(this.validators.leader(round + 1).address)) {
-      await this.onVote({ round, height: b.header.height, blockHash: b.hash, voter: leader.address, signature: p.signature }, true);
+      await this.onVote({ round, height: b.header.height, blockHash: b.hash, voter: leader.address, signature: p.signature }, !direct);
     }
     await this.receiveBlock(b, from);
   }
@@ -273,24 +276,21 @@ export class ConsensusEngine extends EventEmitter {
     if (!this.tree.has(b.hash)) {
       const parent = this.tree.get(b.header.parentHash);
       if (!parent) {
-        const key = toHex(b.header.parentHash);
-        const list = this.orphans.get(key) ?? [];
-        if (!list.some((o) => bytesEqual(o.block.hash, b.hash))) list.push({ block: b, from });
-        this.orphans.set(key, list);
-        this.orphanHashes.add(toHex(b.hash));
+        if (!this.orphans.add(b, from)) return this.drop('orphan-pool-full');
         // An orphan's parent that is itself an orphan is already on its way.
-        if (!this.orphanHashes.has(key)) this.requestSync(from, b.header.parentHash);
+        if (!this.orphans.has(b.header.parentHash)) this.requestSync(from, b.header.parentHash);
         return;
       }
       try {
         await this.o.app.validateBlock(b, parent);
       } catch (err) {
         this.emit('rejected', { block: b, error: err });
-        return this.drop('invalid-block');
+        return this.drop('invalid-block', from);
       }
       await this.o.store.putPendingBlock(b);
       this.tree.add(b);
-      this.firstSeen.set(toHex(b.hash), this.clock.now());
+      this.times.markSeen(b.hash, this.clock.now());
+      this.emit('block', b);
       await this.onBlockAdded(b);
     }
     await this.maybeVote(b);
@@ -304,12 +304,7 @@ export class ConsensusEngine extends EventEmitter {
       this.pendingQcs.delete(key);
       await this.processQc(qc, undefined);
     }
-    const children = this.orphans.get(key);
-    this.orphans.delete(key);
-    for (const o of children ?? []) {
-      this.orphanHashes.delete(toHex(o.block.hash));
-      await this.receiveBlock(o.block, o.from);
-    }
+    for (const o of this.orphans.takeChildren(b.hash)) await this.receiveBlock(o.block, o.from);
   }
 
   private async maybeVote(b: Block): Promise<void> {
@@ -338,12 +333,12 @@ export class ConsensusEngine extends EventEmitter {
     return bytesEqual(next, current) ? [next] : [next, current];
   }
 
-  private async onVote(vote: Vote, trusted: boolean): Promise<void> {
+  private async onVote(vote: Vote, trusted: boolean, from?: Uint8Array): Promise<void> {
     if (!this.voteCollectors(vote.round).some((a) => this.isMe(a))) return this.drop('vote-not-for-me');
     if (vote.round + 1 < this.pacemaker.round) return;
     const res = this.votes.add(vote, trusted);
-    for (let i = 0; i < res.rejected; i++) this.drop('bad-vote');
-    if (res.evidence) this.recordEvidence(res.evidence);
+    for (let i = 0; i < res.rejected; i++) this.drop('bad-vote', from);
+    if (res.evidence) await this.recordEvidence(res.evidence);
     if (!res.qc) return;
     this.verifier.rememberQc(res.qc);
     this.m.qcsFormed++;
@@ -352,7 +347,10 @@ export class ConsensusEngine extends EventEmitter {
     await this.processQc(res.qc, this.validators.leader(res.qc.round).address);
   }
 
-  private recordEvidence(e: Evidence): void {
+  private async recordEvidence(e: Evidence): Promise<void> {
+    // One record per validator and round and kind: a flood of copies adds nothing.
+    if (this.evidenceList.some((x) => x.kind === e.kind && x.round === e.round && bytesEqual(x.validator, e.validator))) return;
+    await this.o.store.putEvidence(e);
     this.evidenceList.push(e);
     this.emit('evidence', e);
   }
@@ -363,12 +361,21 @@ export class ConsensusEngine extends EventEmitter {
   private async processQc(qc: QuorumCertificate, source: Uint8Array | undefined): Promise<void> {
     await this.setSafety(rules.updateHighQc(this.safety, qc));
     const b2 = this.tree.get(qc.blockHash);
-    if (b2) await this.processCertified(b2);
+    if (b2) {
+      this.noteCertified(b2);
+      await this.processCertified(b2);
+    }
     else if (qc.round > 0 && qc.height > this.tree.root.header.height) {
       this.pendingQcs.set(toHex(qc.blockHash), qc);
       this.requestSync(source ?? this.validators.leader(qc.round).address, qc.blockHash);
     }
     this.advance(qc.round + 1, 'qc');
+  }
+
+  /** The first time this node learns a QC for a block it holds: 'certified' with the wait since the block arrived. */
+  private noteCertified(b: Block): void {
+    const latencyMs = this.times.markCertified(b.hash, this.clock.now());
+    if (latencyMs !== undefined) this.emit('certified', { block: b, latencyMs });
   }
 
   private async processCertified(b2: Block): Promise<void> {
@@ -386,21 +393,13 @@ export class ConsensusEngine extends EventEmitter {
     await this.o.app.commit(blocks, qc);
     const removed = this.tree.commitTo(b0.hash);
     await this.o.store.deletePendingBlocks([...removed, b0.hash]);
-    const now = this.clock.now();
-    const seen = this.firstSeen.get(toHex(b0.hash));
-    const latencyMs = seen === undefined ? undefined : now - seen;
-    for (const h of [...removed, b0.hash]) this.firstSeen.delete(toHex(h));
+    const { latencyMs, qcToCommitMs } = this.times.committed(b0.hash, this.clock.now(), [...removed, ...blocks.map((b) => b.hash)]);
     const rootHeight = b0.header.height;
-    for (const [k, list] of this.orphans) {
-      const keep = list.filter((o) => o.block.header.height > rootHeight);
-      for (const o of list) if (!keep.includes(o)) this.orphanHashes.delete(toHex(o.block.hash));
-      if (keep.length === 0) this.orphans.delete(k);
-      else this.orphans.set(k, keep);
-    }
+    this.orphans.pruneTo(rootHeight);
     for (const [k, qc] of this.pendingQcs) if (qc.height <= rootHeight) this.pendingQcs.delete(k);
     this.m.committedBlocks += blocks.length;
     if (latencyMs !== undefined) this.m.lastCommitLatencyMs = latencyMs;
-    this.emit('commit', { blocks, qc, latencyMs });
+    this.emit('commit', { blocks, qc, latencyMs, qcToCommitMs });
   }
 
   private async processTc(tc: TimeoutCertificate): Promise<void> {
@@ -454,7 +453,8 @@ export class ConsensusEngine extends EventEmitter {
     const signature = this.o.self.crypto.sign(voteDigest(this.o.chainId, round, block.header.height, block.hash));
     await this.o.store.putPendingBlock(block);
     this.tree.add(block);
-    this.firstSeen.set(toHex(block.hash), this.clock.now());
+    this.times.markSeen(block.hash, this.clock.now());
+    this.emit('block', block);
     const proposal: Proposal = { block, tc, signature };
     this.proposalsSeen.set(round, proposal);
     this.m.proposals++;
@@ -481,7 +481,7 @@ export class ConsensusEngine extends EventEmitter {
 
   private async onTimeout(from: Uint8Array, t: Timeout, trusted: boolean): Promise<void> {
     if (this.validators.indexOf(t.voter) === undefined) return this.drop('non-validator');
-    if (!trusted && !this.verifier.verifyQc(t.highQc)) return this.drop('bad-qc');
+    if (!trusted && !this.verifier.verifyQc(t.highQc)) return this.drop('bad-qc', from);
     if (!trusted) await this.processQc(t.highQc, from);
     if (t.round < this.pacemaker.round) {
       // The sender is behind: hand it the TC that moved us on, if we have one.
@@ -490,7 +490,7 @@ export class ConsensusEngine extends EventEmitter {
       return;
     }
     const res = this.timeouts.add(t, trusted);
-    for (let i = 0; i < res.rejected; i++) this.drop('bad-timeout');
+    for (let i = 0; i < res.rejected; i++) this.drop('bad-timeout', from);
     if (res.tc) {
       this.verifier.rememberTc(res.tc);
       this.m.tcsFormed++;
@@ -507,43 +507,18 @@ export class ConsensusEngine extends EventEmitter {
   // ---- catching up on missing blocks ----
 
   private requestSync(to: Uint8Array, hash: Uint8Array): void {
-    if (this.isMe(to)) return;
-    const key = toHex(hash);
-    const at = this.syncInFlight.get(key);
-    const now = this.clock.now();
-    if (at !== undefined && now - at < 1_000) return;
-    this.syncInFlight.set(key, now);
+    if (this.isMe(to) || !this.sync.shouldRequest(hash, this.clock.now())) return;
     this.o.transport.send(to, { type: 'sync-request', request: { hash, stopAtHeight: this.tree.root.header.height, max: MAX_SYNC_BLOCKS } });
   }
 
   private async onSyncRequest(from: Uint8Array, hash: Uint8Array, stopAtHeight: number, max: number): Promise<void> {
-    const out: Block[] = [];
-    let h = hash;
-    while (out.length < Math.min(max, MAX_SYNC_BLOCKS)) {
-      const b = this.tree.get(h) ?? (await this.o.app.getCommittedBlock(h));
-      if (!b || b.header.height <= stopAtHeight) break;
-      out.push(b);
-      if (b.header.height === 0) break;
-      h = b.header.parentHash;
-    }
-    if (out.length > 0) this.o.transport.send(from, { type: 'sync-response', blocks: out.reverse() });
+    const blocks = await collectAncestors(hash, stopAtHeight, max, async (h) => this.tree.get(h) ?? (await this.o.app.getCommittedBlock(h)));
+    if (blocks.length > 0) this.o.transport.send(from, { type: 'sync-response', blocks });
   }
 
-  /**
-   * Blocks we asked for by hash: the last one is the requested hash (which a verified QC or a
-   * signed proposal vouched for), and each is the parent of the next, so the hashes authenticate
-   * them all.
-   */
   private async onSyncResponse(from: Uint8Array, blocks: Block[]): Promise<void> {
-    const last = blocks[blocks.length - 1];
-    if (!last || !this.syncInFlight.has(toHex(last.hash))) return this.drop('unsolicited-sync');
-    this.syncInFlight.delete(toHex(last.hash));
-    for (let i = 0; i < blocks.length; i++) {
-      const b = blocks[i]!;
-      const h = b.header;
-      const linked = i === 0 || bytesEqual(h.parentHash, blocks[i - 1]!.hash);
-      if (!linked || !bytesEqual(h.parentHash, h.justify.blockHash) || h.height !== h.justify.height + 1) return this.drop('bad-sync');
-    }
+    const bad = this.sync.acceptResponse(blocks);
+    if (bad) return this.drop(bad, bad === 'bad-sync' ? from : undefined);
     for (const b of blocks) await this.receiveBlock(b, from);
   }
 }

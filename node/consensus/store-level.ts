@@ -1,23 +1,28 @@
 import type { AbstractLevel } from 'abstract-level';
 import { decodeBlock, encodeBlock, type Block } from '../protocol/block.js';
-import { concatBytes, utf8 } from '../protocol/bytes.js';
-import { decodeSafety, encodeSafety } from './codec.js';
+import { ByteWriter, concatBytes, utf8 } from '../protocol/bytes.js';
+import { decodeEvidence, decodeSafety, encodeEvidence, encodeSafety } from './codec.js';
 import type { ConsensusStore } from './store.js';
-import type { SafetyState } from './types.js';
+import type { Evidence, SafetyState } from './types.js';
 
 type BinaryLevel = AbstractLevel<any, Uint8Array, Uint8Array>;
 
 const SAFETY_KEY = utf8('s');
 const BLOCK_PREFIX = utf8('b');
 const BLOCK_END = utf8('c');
+const EVIDENCE_PREFIX = utf8('e');
+const EVIDENCE_END = utf8('f');
 
 /**
  * ConsensusStore over a LevelDB sublevel with binary keys and values:
  *   "s"          -> encodeSafety(state)
  *   "b" || hash  -> encodeBlock(block)
+ *   "e" || u64 n -> encodeEvidence(evidence), n counting from 0 in arrival order
  * Create it with `db.sublevel('consensus', { keyEncoding: 'view', valueEncoding: 'view' })`.
  */
 export class LevelConsensusStore implements ConsensusStore {
+  private evidenceCount: number | undefined;
+
   constructor(private readonly db: BinaryLevel) {}
 
   async loadSafety(): Promise<SafetyState | undefined> {
@@ -42,5 +47,18 @@ export class LevelConsensusStore implements ConsensusStore {
   async deletePendingBlocks(hashes: Uint8Array[]): Promise<void> {
     if (hashes.length === 0) return;
     await this.db.batch(hashes.map((h) => ({ type: 'del' as const, key: concatBytes(BLOCK_PREFIX, h) })));
+  }
+
+  async putEvidence(e: Evidence): Promise<void> {
+    this.evidenceCount ??= (await this.loadEvidence()).length;
+    const key = new ByteWriter().bytes(EVIDENCE_PREFIX).u64(BigInt(this.evidenceCount)).finish();
+    this.evidenceCount++;
+    await this.db.put(key, encodeEvidence(e));
+  }
+
+  async loadEvidence(): Promise<Evidence[]> {
+    const out: Evidence[] = [];
+    for await (const v of this.db.values({ gte: EVIDENCE_PREFIX, lt: EVIDENCE_END })) out.push(decodeEvidence(v));
+    return out;
   }
 }

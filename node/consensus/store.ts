@@ -1,12 +1,13 @@
 import { decodeBlock, encodeBlock, type Block } from '../protocol/block.js';
 import { toHex } from '../protocol/bytes.js';
-import { decodeSafety, encodeSafety } from './codec.js';
-import type { SafetyState } from './types.js';
+import { decodeEvidence, decodeSafety, encodeEvidence, encodeSafety } from './codec.js';
+import type { Evidence, SafetyState } from './types.js';
 
 /**
  * What consensus keeps across a crash: the safety state (saved, and awaited, before any vote or
  * timeout leaves the node) and the uncommitted blocks of the tree (saved before they are voted
- * for or proposed, deleted once committed or orphaned).
+ * for or proposed, deleted once committed or orphaned). It also keeps the equivocation evidence
+ * this node saw, oldest first, because a validator's slashing history outlives restarts.
  */
 export interface ConsensusStore {
   loadSafety(): Promise<SafetyState | undefined>;
@@ -14,12 +15,15 @@ export interface ConsensusStore {
   putPendingBlock(block: Block): Promise<void>;
   pendingBlocks(): Promise<Block[]>;
   deletePendingBlocks(hashes: Uint8Array[]): Promise<void>;
+  putEvidence(e: Evidence): Promise<void>;
+  loadEvidence(): Promise<Evidence[]>;
 }
 
 /** In memory, stored encoded so that callers never share objects with it (as on disk). */
 export class MemoryConsensusStore implements ConsensusStore {
   private safety: Uint8Array | undefined;
   private readonly blocks = new Map<string, Uint8Array>();
+  private readonly evidence: Uint8Array[] = [];
 
   async loadSafety(): Promise<SafetyState | undefined> {
     return this.safety ? decodeSafety(this.safety) : undefined;
@@ -39,5 +43,13 @@ export class MemoryConsensusStore implements ConsensusStore {
 
   async deletePendingBlocks(hashes: Uint8Array[]): Promise<void> {
     for (const h of hashes) this.blocks.delete(toHex(h));
+  }
+
+  async putEvidence(e: Evidence): Promise<void> {
+    this.evidence.push(encodeEvidence(e));
+  }
+
+  async loadEvidence(): Promise<Evidence[]> {
+    return this.evidence.map(decodeEvidence);
   }
 }

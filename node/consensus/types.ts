@@ -105,7 +105,11 @@ export interface ConsensusApp {
   getCommittedBlock(hash: Uint8Array): Promise<Block | undefined>;
 }
 
-/** How consensus messages travel. `from`/`to` are validator addresses. */
+/**
+ * How consensus messages travel. `from`/`to` are validator addresses, and `from` must be
+ * authenticated by the transport (libp2p: the Noise-verified peer key is the validator key): the
+ * engine trusts a proposal that comes straight from its leader without a separate signature check.
+ */
 export interface ConsensusTransport {
   broadcast(msg: ConsensusMessage): void;
   send(to: Uint8Array, msg: ConsensusMessage): void;

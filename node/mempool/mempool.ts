@@ -56,6 +56,8 @@ export interface MempoolOptions {
   maxNonceGap?: number;
   /** how many verified transaction hashes to remember */
   verifiedCacheSize?: number;
+  /** the clock that stamps admissions (metrics only; never used for ordering); default Date.now */
+  now?: () => number;
   /** receives an exception thrown by an onAdmitted listener; the admission itself stands */
   onListenerError?: (err: unknown) => void;
 }
@@ -109,7 +111,7 @@ export class Mempool {
   private readonly signingPrefix: number;
 
   constructor(options: MempoolOptions) {
-    this.o = { ...MEMPOOL_DEFAULTS, ...options };
+    this.o = { ...MEMPOOL_DEFAULTS, now: Date.now, ...options };
     this.state = options.state;
     this.verified = new VerifiedCache(this.o.verifiedCacheSize);
     const probe: Transaction = { senderPubkey: new Uint8Array(32), nonce: 0n, payload: { kind: 'Stake', amount: 1n }, signature: new Uint8Array(64) };
@@ -251,7 +253,7 @@ export class Mempool {
       });
     }
     const evicted = this.makeRoom(q, size, nonce === next);
-    const entry: PendingTx = { tx, hash, sender, nonce, size, cost, arrival: this.arrivals++ };
+    const entry: PendingTx = { tx, hash, sender, nonce, size, cost, arrival: this.arrivals++, admittedAtMs: this.o.now() };
     this.insertEntry(q, entry);
     for (const listener of this.listeners) {
       try {

@@ -14,6 +14,8 @@ export interface PendingTx {
   readonly cost: bigint;
   /** admission sequence number; larger is newer */
   readonly arrival: number;
+  /** when it was admitted, by the mempool's clock (for the mempool-to-proposal metric only) */
+  readonly admittedAtMs: number;
 }
 
 /**

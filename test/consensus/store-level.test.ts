@@ -29,4 +29,17 @@ for (const [name, make] of [
     t.equal(left.length, 1);
     t.equal(left[0]!.transactions.length, 1, 'transactions survive the round trip');
   });
+
+  t.test(`${name} store keeps equivocation evidence in arrival order`, async (t) => {
+    const s = await make();
+    t.same(await s.loadEvidence(), []);
+    const vote = (hash: number) => ({ round: 7, height: 3, blockHash: new Uint8Array(32).fill(hash), voter: new Uint8Array(20).fill(9), signature: new Uint8Array(96).fill(hash) });
+    const proposal = (ts: number) => ({ block: { ...b2, header: { ...b2.header, round: 5, timestampMs: ts } }, tc: undefined, signature: new Uint8Array(96).fill(ts) });
+    await s.putEvidence({ kind: 'double-vote', round: 7, validator: new Uint8Array(20).fill(9), first: vote(1), second: vote(2) });
+    await s.putEvidence({ kind: 'double-proposal', round: 5, validator: b2.header.proposer, first: proposal(1), second: proposal(2) });
+    const ev = await s.loadEvidence();
+    t.same(ev.map((e) => [e.kind, e.round]), [['double-vote', 7], ['double-proposal', 5]]);
+    t.same(ev[0]!.kind === 'double-vote' && ev[0]!.second.blockHash, new Uint8Array(32).fill(2), 'both signed messages are kept');
+    t.same(ev[1]!.kind === 'double-proposal' && ev[1]!.second.block.header.timestampMs, 2);
+  });
 }

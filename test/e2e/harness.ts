@@ -35,13 +35,21 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ c
   });
 }
 
-export async function startNodeProcess(
-  t: { teardown(fn: () => unknown): void },
-  dataDir: string,
-  env: NodeJS.ProcessEnv = {},
-): Promise<NodeProcess> {
-  const proc = spawn(process.execPath, [LEDGER_BIN, 'start', '--data-dir', dataDir, '--rpc-port', '0', '--plugins', 'none', '--log-level', 'info'], {
-    env: { ...process.env, NODE_OPTIONS: '', ...env },
+export interface StartOptions {
+  env?: NodeJS.ProcessEnv;
+  /** default 0 (ephemeral) */
+  rpcPort?: number;
+  p2pPort?: number;
+  bootstrap?: string[];
+  logLevel?: string;
+}
+
+export async function startNodeProcess(t: { teardown(fn: () => unknown): void }, dataDir: string, o: StartOptions = {}): Promise<NodeProcess> {
+  const args = ['start', '--data-dir', dataDir, '--rpc-port', String(o.rpcPort ?? 0), '--p2p-host', '127.0.0.1', '--p2p-port', String(o.p2pPort ?? 0), '--plugins', 'none'];
+  if (o.bootstrap?.length) args.push('--bootstrap', o.bootstrap.join(','));
+  args.push('--log-level', o.logLevel ?? 'info');
+  const proc = spawn(process.execPath, [LEDGER_BIN, ...args], {
+    env: { ...process.env, NODE_OPTIONS: '', ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

@@ -109,7 +109,7 @@ t.test('a one-validator node over real HTTP: transfers, DIDs, errors, and kill -
 t.test('LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION=1 turns on ledger_credentialsBySubject, with a warning', async (t) => {
   const dir = await tempDataDir(t);
   t.equal((await runCli(['init', '--data-dir', dir])).code, 0);
-  const node = await startNodeProcess(t, dir, { LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION: '1' });
+  const node = await startNodeProcess(t, dir, { env: { LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION: '1' } });
   const dev = await devKey(dir);
   t.same(await new RpcClient(node.url).credentialsBySubject(dev.did), []);
   t.match(node.stderr(), /LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION/, 'the node warns at start');

@@ -70,7 +70,7 @@ export async function runStart(argv: string[], io: CliIo): Promise<number> {
   }
 
   const node = await startNode(config, log);
-  printJson(io, { rpc_url: node.rpcUrl });
+  printJson(io, { rpc_url: node.rpcUrl, p2p: node.p2pAddrs });
 
   return new Promise<number>((resolveExit) => {
     let closing = false;

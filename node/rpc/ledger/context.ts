@@ -1,3 +1,4 @@
+import type { Evidence } from '../../consensus/types.js';
 import type { Mempool } from '../../mempool/index.js';
 import type { ChainStore } from '../../state/chain-store.js';
 
@@ -10,4 +11,6 @@ export interface RpcContext {
   store: ChainStore;
   mempool: Mempool;
   allowSubjectEnumeration: boolean;
+  /** equivocation evidence seen by this node, oldest first */
+  evidence: () => Evidence[];
 }

@@ -1,13 +1,14 @@
 import type { RpcMethod } from '../server.js';
 import { accountMethods } from './accounts.js';
 import { chainMethods } from './chain.js';
+import { consensusMethods } from './consensus.js';
 import type { RpcContext } from './context.js';
 import { identityMethods } from './identity.js';
 import { transactionMethods } from './transactions.js';
 
 export type { RpcContext } from './context.js';
 
-/** Every method of seed 002's JSON-RPC table. There is deliberately no `ledger_getAccount`. */
+/** Every method of seed 002's JSON-RPC table, plus ledger_getEvidence. There is deliberately no `ledger_getAccount`. */
 export function createMethods(ctx: RpcContext): RpcMethod[] {
-  return [...chainMethods(ctx), ...accountMethods(ctx), ...transactionMethods(ctx), ...identityMethods(ctx)];
+  return [...chainMethods(ctx), ...accountMethods(ctx), ...transactionMethods(ctx), ...identityMethods(ctx), ...consensusMethods(ctx)];
 }

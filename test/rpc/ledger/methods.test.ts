@@ -1,3 +1,4 @@
+import type { Evidence } from '../../../node/consensus/types.js';
 import t, { type Test } from 'tap';
 import type { JSONRPCResponse } from 'json-rpc-2.0';
 import { buildGenesisBlock } from '../../../node/chain/genesis-block.js';
@@ -29,7 +30,7 @@ const UNBONDER = new Uint8Array(ADDRESS_LENGTH).fill(0x55);
 type Call = (method: string, params?: unknown) => Promise<JSONRPCResponse>;
 
 /** A store with genesis only, or with two blocks (a DID and an unbonding validator in block 2). */
-async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumeration?: boolean; genesis?: boolean } = {}) {
+async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumeration?: boolean; genesis?: boolean; evidence?: Evidence[] } = {}) {
   const db = await openDatabase('memory');
   t.teardown(() => db.close());
   const store = await ChainStore.open(db, { chainId: CHAIN });
@@ -82,6 +83,7 @@ async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumeration?: b
     store,
     mempool,
     allowSubjectEnumeration: o.allowSubjectEnumeration ?? false,
+    evidence: () => o.evidence ?? [],
   };
   const server = createRpcServer({ methods: createMethods(ctx) });
   let id = 0;
@@ -245,6 +247,26 @@ t.test('validators: list and stake, unbonding summed exactly', async (t) => {
     active: true,
   });
   t.equal(result(await call('ledger_getValidatorStake', [formatAddress(COUNTER)])), null, 'an account that is no validator');
+});
+
+t.test('getEvidence: equivocations as JSON, optionally for one validator', async (t) => {
+  const voter = VALIDATORS[1]!.address;
+  const vote = (fill: number) => ({ round: 9, height: 4, blockHash: new Uint8Array(32).fill(fill), voter, signature: new Uint8Array(96).fill(fill) });
+  const evidence: Evidence[] = [{ kind: 'double-vote', round: 9, validator: voter, first: vote(1), second: vote(2) }];
+  const { call } = await setup(t, { evidence });
+  const all = result(await call('ledger_getEvidence')) as unknown[];
+  t.same(all, [
+    {
+      kind: 'double-vote',
+      round: 9,
+      validator: formatAddress(voter),
+      first: { height: 4, block_hash: '01'.repeat(32), signature: '01'.repeat(96) },
+      second: { height: 4, block_hash: '02'.repeat(32), signature: '02'.repeat(96) },
+    },
+  ]);
+  t.same(result(await call('ledger_getEvidence', [formatAddress(voter)])), all, 'filtered by that validator');
+  t.same(result(await call('ledger_getEvidence', [formatAddress(COUNTER)])), [], 'nothing against another address');
+  t.equal(errorCode(await call('ledger_getEvidence', ['not-an-address'])), -32602);
 });
 
 t.test('bbsVerifyProof: valid vector, malformed values false, wrong types -32602', async (t) => {

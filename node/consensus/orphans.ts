@@ -1,0 +1,58 @@
+import type { Block } from '../protocol/block.js';
+import { bytesEqual, toHex } from '../protocol/bytes.js';
+
+export interface Orphan {
+  block: Block;
+  /** the peer it came from, who is asked for its ancestors */
+  from: Uint8Array;
+}
+
+/**
+ * Authenticated blocks whose parent is not in the tree yet, keyed by the missing parent. Bounded:
+ * past `max`, new orphans are refused (sync brings them again once the gap closes).
+ */
+export class OrphanPool {
+  private readonly byParent = new Map<string, Orphan[]>();
+  private readonly hashes = new Set<string>();
+
+  constructor(private readonly max = 4096) {}
+
+  get size(): number {
+    return this.hashes.size;
+  }
+
+  has(hash: Uint8Array): boolean {
+    return this.hashes.has(toHex(hash));
+  }
+
+  /** Keeps `block` until its parent arrives; false when the pool is full. */
+  add(block: Block, from: Uint8Array): boolean {
+    if (this.has(block.hash)) return true;
+    if (this.hashes.size >= this.max) return false;
+    const key = toHex(block.header.parentHash);
+    const list = this.byParent.get(key) ?? [];
+    if (!list.some((o) => bytesEqual(o.block.hash, block.hash))) list.push({ block, from });
+    this.byParent.set(key, list);
+    this.hashes.add(toHex(block.hash));
+    return true;
+  }
+
+  /** Removes and returns the orphans waiting for `parent`. */
+  takeChildren(parent: Uint8Array): Orphan[] {
+    const key = toHex(parent);
+    const children = this.byParent.get(key) ?? [];
+    this.byParent.delete(key);
+    for (const o of children) this.hashes.delete(toHex(o.block.hash));
+    return children;
+  }
+
+  /** Forgets orphans at or below a committed height: they can never join the tree. */
+  pruneTo(height: number): void {
+    for (const [k, list] of this.byParent) {
+      const keep = list.filter((o) => o.block.header.height > height);
+      for (const o of list) if (!keep.includes(o)) this.hashes.delete(toHex(o.block.hash));
+      if (keep.length === 0) this.byParent.delete(k);
+      else this.byParent.set(k, keep);
+    }
+  }
+}

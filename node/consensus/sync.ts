@@ -1,0 +1,66 @@
+import type { Block } from '../protocol/block.js';
+import { bytesEqual, toHex } from '../protocol/bytes.js';
+import { MAX_SYNC_BLOCKS } from './codec.js';
+
+/**
+ * Catching up on missing blocks by hash. A node that sees a block or QC whose ancestors it lacks
+ * asks the peer that sent it for the ancestors, at most MAX_SYNC_BLOCKS at a time; the oldest
+ * block of an answer whose parent is still unknown triggers the next request, so a long gap is
+ * walked back batch by batch. The requested hash was vouched for by a verified QC or a signed
+ * proposal, and each block of an answer is the parent of the next, so the hash chain
+ * authenticates every block in it; each is then re-executed like any proposal before it enters
+ * the tree.
+ */
+export class BlockSync {
+  /** hex hash -> when we asked for it */
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(private readonly retryMs = 1_000) {}
+
+  /** Whether to send a request for `hash` now (false while an earlier one is fresh). */
+  shouldRequest(hash: Uint8Array, now: number): boolean {
+    const key = toHex(hash);
+    const at = this.inFlight.get(key);
+    if (at !== undefined && now - at < this.retryMs) return false;
+    this.inFlight.set(key, now);
+    if (this.inFlight.size > 4 * MAX_SYNC_BLOCKS) {
+      for (const [k, t] of this.inFlight) if (now - t >= this.retryMs) this.inFlight.delete(k);
+    }
+    return true;
+  }
+
+  /**
+   * Checks an answer: it must end with a hash we asked for, and its blocks must form a chain in
+   * which each block's parent is the block its QC certifies. Returns the reason to drop it, or
+   * undefined when it can be received.
+   */
+  acceptResponse(blocks: Block[]): string | undefined {
+    const last = blocks[blocks.length - 1];
+    if (!last || !this.inFlight.delete(toHex(last.hash))) return 'unsolicited-sync';
+    for (let i = 0; i < blocks.length; i++) {
+      const h = blocks[i]!.header;
+      const linked = i === 0 || bytesEqual(h.parentHash, blocks[i - 1]!.hash);
+      if (!linked || !bytesEqual(h.parentHash, h.justify.blockHash) || h.height !== h.justify.height + 1) return 'bad-sync';
+    }
+    return undefined;
+  }
+}
+
+/** The ancestors of `hash` (inclusive) above `stopAtHeight`, oldest first, at most `max`. */
+export async function collectAncestors(
+  hash: Uint8Array,
+  stopAtHeight: number,
+  max: number,
+  lookup: (hash: Uint8Array) => Promise<Block | undefined>,
+): Promise<Block[]> {
+  const out: Block[] = [];
+  let h = hash;
+  while (out.length < Math.min(max, MAX_SYNC_BLOCKS)) {
+    const b = await lookup(h);
+    if (!b || b.header.height <= stopAtHeight) break;
+    out.push(b);
+    if (b.header.height === 0) break;
+    h = b.header.parentHash;
+  }
+  return out.reverse();
+}

@@ -1,0 +1,52 @@
+import t from 'tap';
+import { BlockSync, collectAncestors } from '../../node/consensus/sync.js';
+import { blockHash, type Block, type BlockHeader } from '../../node/protocol/block.js';
+import { toHex } from '../../node/protocol/bytes.js';
+import { genesisBlock } from './harness.js';
+
+/** A chain g <- b1 <- ... <- bn, each block justified by a QC for its parent. */
+function chain(n: number): Block[] {
+  const out = [genesisBlock()];
+  for (let i = 1; i <= n; i++) {
+    const p = out[i - 1]!;
+    const header: BlockHeader = {
+      ...p.header,
+      height: i,
+      round: i,
+      parentHash: p.hash,
+      justify: { round: p.header.round, height: p.header.height, blockHash: p.hash, signers: new Uint8Array(0), signature: new Uint8Array(0) },
+    };
+    out.push({ header, hash: blockHash(header), transactions: [] });
+  }
+  return out;
+}
+
+const blocks = chain(100);
+const byHash = new Map(blocks.map((b) => [toHex(b.hash), b]));
+const lookup = async (h: Uint8Array) => byHash.get(toHex(h));
+
+t.test('collectAncestors walks back from the hash, oldest first, above the stop height, at most max', async (t) => {
+  const got = await collectAncestors(blocks[10]!.hash, 4, 64, lookup);
+  t.same(got.map((b) => b.header.height), [5, 6, 7, 8, 9, 10]);
+  const capped = await collectAncestors(blocks[100]!.hash, 0, 500, lookup);
+  t.equal(capped.length, 64, 'never more than MAX_SYNC_BLOCKS');
+  t.equal(capped[63]!.header.height, 100);
+  t.same(await collectAncestors(new Uint8Array(32).fill(7), 0, 10, lookup), [], 'unknown hash: nothing');
+});
+
+t.test('BlockSync accepts only answers it asked for, linked by parent hashes and QCs', async (t) => {
+  const s = new BlockSync(1_000);
+  const answer = blocks.slice(3, 8);
+  t.equal(s.acceptResponse(answer), 'unsolicited-sync', 'nothing was asked');
+  t.ok(s.shouldRequest(blocks[7]!.hash, 0));
+  t.notOk(s.shouldRequest(blocks[7]!.hash, 500), 'a fresh request is not repeated');
+  t.ok(s.shouldRequest(blocks[7]!.hash, 1_500), 'a stale one is');
+  const broken = [answer[0]!, answer[2]!, answer[3]!, answer[4]!];
+  t.equal(s.acceptResponse(broken), 'bad-sync', 'a gap in the chain');
+  t.ok(s.shouldRequest(blocks[7]!.hash, 3_000));
+  t.equal(s.acceptResponse(answer), undefined);
+  t.equal(s.acceptResponse(answer), 'unsolicited-sync', 'an answer is taken once');
+  const forged = { ...blocks[9]!, header: { ...blocks[9]!.header, justify: { ...blocks[9]!.header.justify, blockHash: new Uint8Array(32) } } };
+  t.ok(s.shouldRequest(forged.hash, 4_000));
+  t.equal(s.acceptResponse([blocks[8]!, forged]), 'bad-sync', 'parent and QC must name the same block');
+});
