@@ -19,7 +19,7 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   init: { summary: 'create a data directory: genesis, validator and developer keys', help: initHelp, run: runInit },
   start: { summary: 'run the node (initializes ./data on first start)', help: startHelp, run: runStart },
-  devnet: { summary: 'run several local validators (not available yet)', help: devnetHelp, run: runDevnet },
+  devnet: { summary: 'run N validators on this machine', help: devnetHelp, run: runDevnet },
   keys: { summary: 'create (keys new) and inspect (keys show) key files', help: keysHelp, run: runKeys },
   tx: { summary: 'sign and send a transaction: transfer, stake, unstake, did-create, did-deactivate', help: txHelp, run: runTx },
   rpc: { summary: 'call a JSON-RPC method and print the result', help: rpcHelp, run: runRpc },

@@ -74,16 +74,20 @@ function fromString(source: string, name: string, path: string, text: string): u
   return v;
 }
 
-function applyPlugins(config: NodeConfig, text: string, source: string, name: string): void {
+/** "all", "none" or a comma-separated list of plugin names; `unknown` names the first bad one. */
+export function parsePluginList(text: string): { plugins: PluginName[]; unknown?: string } {
   const list = text.trim();
-  const wanted =
-    list === 'all' ? [...PLUGIN_NAMES] : list === 'none' || list === '' ? [] : list.split(',').map((p) => p.trim()).filter((p) => p.length > 0);
-  for (const p of wanted) {
-    if (!(PLUGIN_NAMES as readonly string[]).includes(p)) {
-      throw configError(source, name, `names an unknown plugin ${JSON.stringify(p)} (plugins: ${PLUGIN_NAMES.join(', ')}; or all, none)`);
-    }
+  const wanted = list === 'all' ? [...PLUGIN_NAMES] : list === 'none' || list === '' ? [] : list.split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+  const unknown = wanted.find((p) => !(PLUGIN_NAMES as readonly string[]).includes(p));
+  return { plugins: wanted.filter((p): p is PluginName => (PLUGIN_NAMES as readonly string[]).includes(p)), unknown };
+}
+
+function applyPlugins(config: NodeConfig, text: string, source: string, name: string): void {
+  const { plugins, unknown } = parsePluginList(text);
+  if (unknown !== undefined) {
+    throw configError(source, name, `names an unknown plugin ${JSON.stringify(unknown)} (plugins: ${PLUGIN_NAMES.join(', ')}; or all, none)`);
   }
-  for (const p of PLUGIN_NAMES) config.plugins[p as PluginName].enabled = wanted.includes(p);
+  for (const p of PLUGIN_NAMES) config.plugins[p].enabled = plugins.includes(p);
 }
 
 /**

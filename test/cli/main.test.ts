@@ -11,7 +11,7 @@ t.test('help for the tool and every command', async (t) => {
     const r = await runLedger([c, '--help'], { cwd });
     t.equal(r.code, 0, `${c} --help exits 0`);
     t.match(r.stdout, new RegExp(`^ledger ${c}: `), `${c} has its own help`);
-    if (c !== 'devnet') t.match(r.stdout, /Examples:\n  ledger /, `${c} help has examples`);
+    t.match(r.stdout, /Examples:\n  ledger /, `${c} help has examples`);
   }
   t.match((await runLedger(['help', 'tx'], { cwd })).stdout, /^ledger tx: /);
   const none = await runLedger([], { cwd });
@@ -36,11 +36,14 @@ t.test('unknown commands and flags exit 2 with a clear message', async (t) => {
   t.match(n.stderr, /--validators must be an integer from 1 to 100/);
 });
 
-t.test('devnet answers honestly that it is not available yet', async (t) => {
-  const r = await runLedger(['devnet'], { cwd: t.testdir({}) });
+t.test('devnet rejects bad flags before it creates anything', async (t) => {
+  const cwd = t.testdir({});
+  const r = await runLedger(['devnet', '--validators', '0'], { cwd });
   t.equal(r.code, 2);
-  t.match(r.stderr, /not available yet: multi-validator devnet comes with the consensus networking work/);
-  t.equal(r.stdout, '');
+  t.match(r.stderr, /--validators must be an integer from 1 to 32/);
+  const p = await runLedger(['devnet', '--plugins', 'mailer'], { cwd });
+  t.equal(p.code, 2);
+  t.match(p.stderr, /unknown plugin "mailer"/);
 });
 
 t.test('--version prints the package version', async (t) => {

@@ -48,7 +48,7 @@ t.test('usage errors exit 2 as processes', async (t) => {
   const unknown = ledger(['nope'], cwd);
   t.equal(unknown.code, 2);
   t.match(unknown.stderr, /unknown command "nope"/);
-  const devnet = ledger(['devnet'], cwd);
+  const devnet = ledger(['devnet', '--validators', '99'], cwd);
   t.equal(devnet.code, 2);
-  t.match(devnet.stderr, /not available yet/);
+  t.match(devnet.stderr, /--validators must be an integer from 1 to 32/);
 });

@@ -1,38 +1,35 @@
-import { copyFile, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { initDataDir } from '../../node/cli/commands/init.js';
-import { dataPaths, validatorKeyPath } from '../../node/config/datadir.js';
 import { readKeyFile, type AccountKey } from '../../node/config/keyfile.js';
+import { prepareDevnet, type DevnetNode } from '../../node/devnet/layout.js';
 import { RpcClient } from '../../node/client/index.js';
 import { startNodeProcess, tempDataDir, type NodeProcess } from './harness.js';
 
-/** A free TCP port on 127.0.0.1 (bound and released; good enough for tests). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** `n` consecutive free ports (each checked by binding it). */
+export async function freePortRange(n: number): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    const ok = await Promise.all(Array.from({ length: n }, (_, i) => canBind(base + i)));
+    if (ok.every(Boolean)) return base;
+  }
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
-export interface ClusterNode {
-  index: number;
-  dir: string;
-  rpcPort: number;
-  p2pPort: number;
-  address: string;
+export interface ClusterNode extends DevnetNode {
   proc: NodeProcess | undefined;
   client: RpcClient;
 }
 
 /**
- * N validator processes on this machine: one genesis, one data dir and key per node, fixed ports
- * (so a restarted node is found again by its peers), each bootstrapping from all the others.
+ * N validator processes on this machine, laid out as `ledger devnet` does (one genesis, one data
+ * dir, key and config per node, fixed ports so a restarted node is found again by its peers),
+ * but started one by one so tests can kill and restart each.
  */
 export class Cluster {
   private constructor(
@@ -43,25 +40,15 @@ export class Cluster {
   ) {}
 
   static async create(t: { teardown(fn: () => unknown): void }, n: number): Promise<Cluster> {
-    const root = await tempDataDir(t);
-    const template = join(root, 'template');
-    const summary = await initDataDir({ dataDir: template, validators: n });
-    const nodes: ClusterNode[] = [];
-    for (let i = 0; i < n; i++) {
-      const dir = join(root, `node-${i}`);
-      await mkdir(dataPaths(dir).keysDir, { recursive: true, mode: 0o700 });
-      await copyFile(dataPaths(template).genesis, dataPaths(dir).genesis);
-      await copyFile(validatorKeyPath(template, i), dataPaths(dir).validatorKey);
-      const rpcPort = await freePort();
-      nodes.push({ index: i, dir, rpcPort, p2pPort: await freePort(), address: summary.validators[i]!.address, proc: undefined, client: new RpcClient(`http://127.0.0.1:${rpcPort}`) });
-    }
-    return new Cluster(t, nodes, summary.chain_id, await readKeyFile(dataPaths(template).devKey));
+    const layout = await prepareDevnet({ dir: await tempDataDir(t), validators: n, rpcPort: await freePortRange(n), p2pPort: await freePortRange(n), plugins: [] });
+    const nodes = layout.nodes.map((x) => ({ ...x, proc: undefined, client: new RpcClient(x.rpcUrl) }));
+    return new Cluster(t, nodes, layout.chainId, await readKeyFile(layout.devKeyFile));
   }
 
+  /** Starts node i from its devnet data dir (its config holds its ports and bootstrap peers). */
   async start(i: number, env: NodeJS.ProcessEnv = {}): Promise<NodeProcess> {
     const node = this.nodes[i]!;
-    const bootstrap = this.nodes.filter((x) => x !== node).map((x) => `/ip4/127.0.0.1/tcp/${x.p2pPort}`);
-    node.proc = await startNodeProcess(this.t, node.dir, { rpcPort: node.rpcPort, p2pPort: node.p2pPort, bootstrap, env, logLevel: 'warn' });
+    node.proc = await startNodeProcess(this.t, node.dir, { rpcPort: node.rpcPort, p2pPort: node.p2pPort, env, logLevel: 'warn' });
     return node.proc;
   }
 

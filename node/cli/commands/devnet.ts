@@ -1,11 +1,104 @@
-import type { CliIo } from '../io.js';
+import { resolve } from 'node:path';
+import { parsePluginList } from '../../config/resolve.js';
+import { defaultConfig } from '../../config/schema.js';
+import { MAX_DEVNET_VALIDATORS, prepareDevnet, type DevnetLayout } from '../../devnet/layout.js';
+import { runDevnet as startChildren, tailLines } from '../../devnet/run.js';
+import { intFlag, parseCommandArgs, stringFlag, UsageError, type CliIo } from '../io.js';
 
-export const devnetHelp = `ledger devnet: run a local network of several validators
+export const devnetHelp = `ledger devnet: run a local network of several validators on this machine
 
-Not available yet: multi-validator devnet comes with the consensus networking work.
-Meanwhile "ledger init --validators N" writes a genesis and keys for N validators.`;
+Usage: ledger devnet [options]
 
-export async function runDevnet(_argv: string[], io: CliIo): Promise<number> {
-  io.stderr('ledger devnet: not available yet: multi-validator devnet comes with the consensus networking work\n');
-  return 2;
+Generates one genesis for N validators and a data directory per node under <dir>
+(reused on the next run, so the chain resumes; --reset starts over), then runs one
+"ledger start" process per node. Node i serves JSON-RPC on 127.0.0.1:<rpc-port + i>,
+libp2p on 127.0.0.1:<p2p-port + i> and its plugins on their default ports + 10 i; every
+node bootstraps from all the others. Each node logs to <dir>/node-<i>/node.log.
+Ctrl-C (SIGINT) or SIGTERM stops every node and exits.
+
+Options:
+  --validators <n>   number of validators, 1-${MAX_DEVNET_VALIDATORS} (default: 4)
+  --dir <dir>        where the devnet lives (default: ./data/devnet)
+  --rpc-port <port>  JSON-RPC port of node 0 (default: 8545)
+  --p2p-port <port>  libp2p port of node 0 (default: 30333)
+  --plugins <list>   plugins to run on every node: all, none or a comma-separated list
+                     (default: none, so that N nodes fit on one machine)
+  --reset            delete <dir> and generate a new devnet
+  --exit-on-failure  stop the whole devnet when one node dies
+  --json             print one JSON line per node, then {"ready":true,...}
+  -h, --help         show this help
+
+The developer account funded at genesis is <dir>/genesis/keys/dev.json; use it with
+"ledger tx ... --key <file> --rpc <node rpc url>".
+
+Examples:
+  ledger devnet
+  ledger devnet --validators 7 --rpc-port 9000 --p2p-port 40000 --reset`;
+
+export async function runDevnet(argv: string[], io: CliIo): Promise<number> {
+  const p = parseCommandArgs('devnet', argv, {
+    validators: { type: 'string' },
+    dir: { type: 'string' },
+    'rpc-port': { type: 'string' },
+    'p2p-port': { type: 'string' },
+    plugins: { type: 'string' },
+    reset: { type: 'boolean' },
+    'exit-on-failure': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  const validators = intFlag(p, 'validators', 'devnet', 1, MAX_DEVNET_VALIDATORS) ?? 4;
+  const rpcPort = intFlag(p, 'rpc-port', 'devnet', 1, 65535 - validators) ?? defaultConfig().rpc.port;
+  const p2pPort = intFlag(p, 'p2p-port', 'devnet', 1, 65535 - validators) ?? defaultConfig().p2p.port;
+  const { plugins, unknown } = parsePluginList(stringFlag(p, 'plugins') ?? 'none');
+  if (unknown !== undefined) throw new UsageError(`--plugins names an unknown plugin ${JSON.stringify(unknown)}`, 'devnet');
+  const json = p.values.json === true;
+
+  const layout = await prepareDevnet({ dir: resolve(io.cwd, stringFlag(p, 'dir') ?? './data/devnet'), validators, rpcPort, p2pPort, plugins, reset: p.values.reset === true });
+  let failed = false;
+  let finish: (code: number) => void = () => {};
+  const done = new Promise<number>((r) => (finish = r));
+  const net = startChildren(layout, {
+    onExit: (node, code, signal) => {
+      failed = true;
+      io.stderr(`ledger devnet: node ${node.index} exited (${signal ?? `code ${code}`}); last lines of ${node.log}:\n${tailLines(node.log, 15)}\n`);
+      if (p.values['exit-on-failure'] === true) void shutdown('node failure');
+    },
+  });
+  let closing = false;
+  const shutdown = async (why: string) => {
+    if (closing) return;
+    closing = true;
+    if (!json) io.stderr(`ledger devnet: stopping (${why})\n`);
+    await net.stop();
+    finish(failed ? 1 : 0);
+  };
+  const onSignal = (signal: NodeJS.Signals) => void shutdown(signal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    printNodes(io, layout, json, net.children.map((c) => c.proc.pid));
+    await net.ready;
+    if (json) io.stdout(JSON.stringify({ ready: true, chain_id: layout.chainId, dev_key: layout.devKeyFile, dir: layout.dir }) + '\n');
+    else io.stdout(`\nAll ${validators} nodes answer. Ctrl-C stops them.\n`);
+  } catch (err) {
+    io.stderr(`ledger devnet: ${(err as Error).message}\n`);
+    failed = true;
+    void shutdown('start failed');
+  }
+  const code = await done;
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  return code;
+}
+
+function printNodes(io: CliIo, layout: DevnetLayout, json: boolean, pids: Array<number | undefined>): void {
+  if (json) {
+    for (const n of layout.nodes) io.stdout(JSON.stringify({ index: n.index, address: n.address, rpc_url: n.rpcUrl, p2p: n.p2p, log: n.log, dir: n.dir, pid: pids[n.index] }) + '\n');
+    return;
+  }
+  io.stdout(`${layout.reused ? 'Resuming' : 'Created'} devnet ${layout.chainId} in ${layout.dir}\n`);
+  io.stdout(`Developer account key: ${layout.devKeyFile}\n\n`);
+  const rows = [['node', 'validator', 'rpc', 'p2p', 'log'], ...layout.nodes.map((n) => [String(n.index), n.address, n.rpcUrl, n.p2p, n.log])];
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  for (const r of rows) io.stdout(r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd() + '\n');
 }

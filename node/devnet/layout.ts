@@ -1,0 +1,112 @@
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { initDataDir } from '../cli/commands/init.js';
+import { dataPaths, validatorKeyPath } from '../config/datadir.js';
+import { secureKeysDir } from '../config/keyfile.js';
+import { PLUGIN_DEFAULT_PORTS, PLUGIN_NAMES, type PluginName } from '../config/schema.js';
+
+/**
+ * A local network of N validators on this machine:
+ *   <dir>/devnet.json      what was generated (validators, chain id, dev key), to reuse the dir
+ *   <dir>/genesis/         the `ledger init --validators N` output: genesis and every key
+ *   <dir>/node-<i>/        node i's data dir: genesis.json, keys/validator.json (validator i),
+ *                          config.json with its ports and the others as bootstrap peers
+ * Node i listens on rpcPort + i and p2pPort + i; its plugins on their default ports + 10 i.
+ */
+
+export interface DevnetOptions {
+  dir: string;
+  validators: number;
+  rpcPort: number;
+  p2pPort: number;
+  /** plugins to turn on in every node */
+  plugins: PluginName[];
+  /** regenerate even if the dir holds a devnet of the same size */
+  reset?: boolean;
+}
+
+export interface DevnetNode {
+  index: number;
+  dir: string;
+  address: string;
+  rpcUrl: string;
+  rpcPort: number;
+  p2pPort: number;
+  p2p: string;
+  log: string;
+}
+
+export interface DevnetLayout {
+  dir: string;
+  chainId: string;
+  devKeyFile: string;
+  /** true when an existing devnet was reused (its chains resume) */
+  reused: boolean;
+  nodes: DevnetNode[];
+}
+
+interface Manifest {
+  chain_id: string;
+  validators: string[];
+}
+
+const MANIFEST = 'devnet.json';
+export const DEVNET_CHAIN_ID = 'ledger-devnet-1';
+export const MAX_DEVNET_VALIDATORS = 32;
+
+export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
+  const dir = resolve(o.dir);
+  const genesisDir = join(dir, 'genesis');
+  let manifest = await readManifest(dir);
+  const reused = !o.reset && manifest?.validators.length === o.validators;
+  if (!reused) {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    const summary = await initDataDir({ dataDir: genesisDir, validators: o.validators, chainId: DEVNET_CHAIN_ID });
+    manifest = { chain_id: summary.chain_id, validators: summary.validators.map((v) => v.address) };
+    await writeFile(join(dir, MANIFEST), JSON.stringify(manifest, null, 2) + '\n');
+  }
+  const nodes = manifest!.validators.map((address, index) => nodeOf(dir, o, index, address));
+  for (const n of nodes) {
+    const paths = dataPaths(n.dir);
+    if (!reused) {
+      await mkdir(n.dir, { recursive: true });
+      await secureKeysDir(paths.keysDir);
+      await copyFile(dataPaths(genesisDir).genesis, paths.genesis);
+      await copyFile(validatorKeyPath(genesisDir, n.index), paths.validatorKey);
+    }
+    // Ports and plugins follow this run's flags, so the config is written every time.
+    await writeFile(paths.config, JSON.stringify(nodeConfig(o, n, nodes), null, 2) + '\n');
+  }
+  return { dir, chainId: manifest!.chain_id, devKeyFile: dataPaths(genesisDir).devKey, reused, nodes };
+}
+
+function nodeOf(dir: string, o: DevnetOptions, index: number, address: string): DevnetNode {
+  const nodeDir = join(dir, `node-${index}`);
+  const rpcPort = o.rpcPort + index;
+  const p2pPort = o.p2pPort + index;
+  return { index, dir: nodeDir, address, rpcUrl: `http://127.0.0.1:${rpcPort}`, rpcPort, p2pPort, p2p: `/ip4/127.0.0.1/tcp/${p2pPort}`, log: join(nodeDir, 'node.log') };
+}
+
+function nodeConfig(o: DevnetOptions, n: DevnetNode, all: DevnetNode[]) {
+  const plugins = Object.fromEntries(
+    PLUGIN_NAMES.map((p) => [p, { enabled: o.plugins.includes(p), host: '127.0.0.1', port: PLUGIN_DEFAULT_PORTS[p] + 10 * n.index }]),
+  );
+  return {
+    rpc: { host: '127.0.0.1', port: n.rpcPort },
+    p2p: { host: '127.0.0.1', port: n.p2pPort, bootstrap: all.filter((x) => x !== n).map((x) => x.p2p) },
+    plugins,
+  };
+}
+
+async function readManifest(dir: string): Promise<Manifest | undefined> {
+  const file = join(dir, MANIFEST);
+  if (!existsSync(file)) return undefined;
+  try {
+    const m = JSON.parse(await readFile(file, 'utf8')) as Manifest;
+    return typeof m.chain_id === 'string' && Array.isArray(m.validators) ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../cli/package-root.js';
+import type { DevnetLayout, DevnetNode } from './layout.js';
+
+/** One `ledger start` child per devnet node, its output appended to the node's log file. */
+export interface RunningDevnet {
+  children: Array<{ node: DevnetNode; proc: ChildProcess }>;
+  /** resolves once every node answers ledger_canonHead; rejects when a node exits first or after the timeout */
+  ready: Promise<void>;
+  /** SIGTERM to every child, SIGKILL to any still alive after `graceMs` */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export function runDevnet(layout: DevnetLayout, o: { onExit(node: DevnetNode, code: number | null, signal: NodeJS.Signals | null): void; readyTimeoutMs?: number }): RunningDevnet {
+  const bin = join(packageRoot(), 'bin', 'ledger.js');
+  let stopping = false;
+  const children = layout.nodes.map((node) => {
+    const fd = openSync(node.log, 'a');
+    const proc = spawn(process.execPath, [bin, 'start', '--data-dir', node.dir], { stdio: ['ignore', fd, fd], env: { ...process.env, NODE_OPTIONS: '' } });
+    closeSync(fd);
+    proc.on('exit', (code, signal) => {
+      if (!stopping) o.onExit(node, code, signal);
+    });
+    return { node, proc };
+  });
+  const exited = (c: (typeof children)[number]) => c.proc.exitCode !== null || c.proc.signalCode !== null;
+
+  const ready = (async () => {
+    const deadline = Date.now() + (o.readyTimeoutMs ?? 60_000);
+    for (const c of children) {
+      while (!(await answers(c.node.rpcUrl))) {
+        if (exited(c)) throw new Error(`node ${c.node.index} exited before it was ready; see ${c.node.log}`);
+        if (Date.now() > deadline) throw new Error(`node ${c.node.index} did not answer on ${c.node.rpcUrl} in time; see ${c.node.log}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  })();
+
+  const stop = async (graceMs = 10_000): Promise<void> => {
+    stopping = true;
+    const alive = children.filter((c) => !exited(c));
+    const gone = alive.map((c) => new Promise<void>((r) => c.proc.once('exit', () => r())));
+    for (const c of alive) c.proc.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      for (const c of alive) if (!exited(c)) c.proc.kill('SIGKILL');
+    }, graceMs);
+    await Promise.all(gone);
+    clearTimeout(timer);
+  };
+
+  return { children, ready, stop };
+}
+
+async function answers(rpcUrl: string): Promise<boolean> {
+  try {
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ledger_canonHead', params: [] }),
+      signal: AbortSignal.timeout(2_000),
+    });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** The last lines of a log file, for a report when a node dies. */
+export function tailLines(file: string, n: number): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
+  } catch {
+    return '';
+  }
+}
