@@ -9,12 +9,12 @@
  * bench/results/throughput.json.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildTransfer, RpcClient, signAndEncode, waitForReceipt } from '../node/client/index.js';
-import { generateAccountKey, readKeyFile, type AccountKey } from '../node/config/keyfile.js';
-import { UNIT } from '../node/protocol/amount.js';
+import { RpcClient } from '../node/client/index.js';
+import { readKeyFile } from '../node/config/keyfile.js';
+import { fundSenders, presignTransfers } from './lib/accounts.js';
+import { latencySummary, machine, pool } from './lib/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -31,40 +31,13 @@ const accounts = Number(values.accounts);
 const concurrency = Number(values.concurrency);
 const client = new RpcClient(values.rpc!);
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
-}
-
 async function main(): Promise<void> {
   const { chain_id: chainId } = await client.chainInfo();
-  const dev = (await readKeyFile(join(values['data-dir']!, 'keys', 'dev.json'))) as AccountKey;
-  const senders = Array.from({ length: accounts }, () => generateAccountKey('testnet'));
-
-  // Fund the senders from the dev account, then wait for the last funding transfer.
-  let nonce = await client.getNonce(dev.address);
-  let last = '';
-  for (const s of senders) {
-    const signed = signAndEncode(chainId, buildTransfer({ senderPubkey: dev.publicKey, nonce: nonce++, to: s.address, amount: 10n * UNIT }), dev.seed);
-    last = await client.sendTransaction(signed.json);
-  }
-  await waitForReceipt(client, last, { timeoutMs: 60_000 });
+  const dev = await readKeyFile(join(values['data-dir']!, 'keys', 'dev.json'));
+  const senders = await fundSenders(client, chainId, dev, accounts);
 
   // Pre-sign everything so that signing does not count against the node.
-  const perSender = Math.ceil(total / accounts);
-  const work: Array<{ json: string; hash: string }> = [];
-  for (let i = 0; i < perSender; i++) {
-    for (const s of senders) {
-      if (work.length === total) break;
-      work.push(signAndEncode(chainId, buildTransfer({ senderPubkey: s.publicKey, nonce: i, to: dev.address, amount: 1n }), s.seed));
-    }
-  }
+  const work = presignTransfers(chainId, senders, dev.address, total);
 
   const submitted = new Map<string, number>();
   const latencies: number[] = [];
@@ -103,10 +76,9 @@ async function main(): Promise<void> {
   done = true;
   await watcher;
   const elapsed = performance.now() - started;
-  latencies.sort((a, b) => a - b);
   const result = {
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
+    machine: machine(),
     transactions: work.length,
     senders: accounts,
     concurrency,
@@ -114,7 +86,7 @@ async function main(): Promise<void> {
     committed: latencies.length,
     submit_tps: Math.round((work.length / submitMs) * 1000),
     committed_tps: Math.round((latencies.length / elapsed) * 1000),
-    latency_ms: { p50: Math.round(percentile(latencies, 50)), p90: Math.round(percentile(latencies, 90)), p99: Math.round(percentile(latencies, 99)), max: Math.round(latencies.at(-1) ?? NaN) },
+    latency_ms: latencySummary(latencies),
   };
   console.table({
     transactions: result.transactions,

@@ -1,25 +1,8 @@
-import { createServer } from 'node:net';
 import { readKeyFile, type AccountKey } from '../../node/config/keyfile.js';
 import { prepareDevnet, type DevnetNode } from '../../node/devnet/layout.js';
+import { freePortRange } from '../../node/devnet/ports.js';
 import { RpcClient } from '../../node/client/index.js';
 import { startNodeProcess, tempDataDir, type NodeProcess } from './harness.js';
-
-/** `n` consecutive free ports (each checked by binding it). */
-export async function freePortRange(n: number): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 40_000);
-    const ok = await Promise.all(Array.from({ length: n }, (_, i) => canBind(base + i)));
-    if (ok.every(Boolean)) return base;
-  }
-}
-
-function canBind(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
 
 export interface ClusterNode extends DevnetNode {
   proc: NodeProcess | undefined;

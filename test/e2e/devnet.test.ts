@@ -1,7 +1,7 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { RpcClient } from '../../node/client/index.js';
-import { freePortRange } from './cluster.js';
+import { freePortRange } from '../../node/devnet/ports.js';
 import { LEDGER_BIN, tempDataDir } from './harness.js';
 
 t.test('ledger devnet runs four validators that commit, and Ctrl-C stops them all', async (t) => {

@@ -1,0 +1,36 @@
+import t from 'tap';
+import { combine, histogram, parsePrometheus } from '../../bench/lib/prometheus.js';
+import { latencySummary, percentile } from '../../bench/lib/stats.js';
+
+const text = (count: number, sum: number, b: number[]) => `# HELP x_seconds help
+# TYPE x_seconds histogram
+x_seconds_bucket{le="0.1"} ${b[0]}
+x_seconds_bucket{le="0.2"} ${b[1]}
+x_seconds_bucket{le="+Inf"} ${b[2]}
+x_seconds_sum ${sum}
+x_seconds_count ${count}
+ledger_round 42
+`;
+
+t.test('histogram quantiles from bucket deltas, summed over nodes', async (t) => {
+  const before = parsePrometheus(text(10, 0.5, [10, 10, 10]));
+  const after = parsePrometheus(text(110, 15.5, [10, 110, 110]));
+  t.equal(after.get('ledger_round'), 42);
+  const delta = combine(after, before, -1);
+  const h = histogram(delta, 'x_seconds')!;
+  t.equal(h.count, 100);
+  t.equal(h.mean_ms, 150);
+  t.equal(h.p50_ms, 150, 'half way through the 0.1-0.2 bucket');
+  t.equal(h.p99_ms, 199);
+  const twoNodes = combine(delta, delta, 1);
+  t.equal(histogram(twoNodes, 'x_seconds')!.count, 200);
+  t.equal(histogram(delta, 'missing_seconds'), undefined, 'absent: undefined, never invented');
+});
+
+t.test('nearest-rank percentiles', async (t) => {
+  const v = Array.from({ length: 100 }, (_, i) => i + 1);
+  t.equal(percentile(v, 50), 50);
+  t.equal(percentile(v, 99), 99);
+  t.ok(Number.isNaN(percentile([], 50)));
+  t.same(latencySummary([3, 1, 2]), { p50: 2, p90: 3, p99: 3, max: 3 });
+});
