@@ -1,13 +1,26 @@
 /**
- * The load generator of bench/finality, run by it as a separate process: funds senders from the
- * dev key, pre-signs transfers, then submits them at a fixed rate (open loop) over JSON-RPC,
- * each sender pinned to one node, and follows commits on the first node. Prints JSON lines:
- * {"phase":"load"} when the measured window starts, then {"phase":"done", ...results}.
+ * The load generator of bench/finality, run by it as a separate process (so that its own CPU use
+ * is a process of its own, as a real client's would be):
+ *
+ *   node dist/bench/finality-load.js --rpc <url>,<url>,... --dev-key <file> --rate 500 --duration 30
+ *
+ * 1. funds `--senders` fresh accounts from the dev key (through the first node) and waits until
+ *    every node has committed the funding, then pre-signs every transfer (signing never counts);
+ * 2. prints {"phase":"ready"} and, with --wait-go, waits for a line on stdin (bench/finality
+ *    scrapes the nodes' metrics in between);
+ * 3. submits at a fixed rate (open loop: the schedule does not wait for answers), sender i's
+ *    transactions always to node i mod N, so consecutive transactions go round-robin to the nodes;
+ * 4. follows committed blocks on the first node by seq and matches their transaction hashes:
+ *    latency = block first seen committed there - the moment the transaction was handed to fetch
+ *    (also reported from the moment the schedule meant to send it, which adds this process's lag);
+ * 5. prints {"phase":"done", ...} with the figures.
  */
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { RpcClient } from '../node/client/index.js';
 import { readKeyFile } from '../node/config/keyfile.js';
-import { CommitWatcher, fundSenders, presignTransfers } from './lib/accounts.js';
+import { CommitWatcher, fundSenders, presignTransfersAsync, retryRead } from './lib/accounts.js';
+import { waitForSeqEverywhere } from './lib/devnet.js';
 import { latencySummary } from './lib/stats.js';
 
 const { values } = parseArgs({
@@ -18,88 +31,136 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '30' },
     senders: { type: 'string', default: '200' },
     'max-in-flight': { type: 'string', default: '4000' },
+    drain: { type: 'string', default: '30' },
+    'wait-go': { type: 'boolean', default: false },
   },
 });
-const urls = values.rpc!.split(',');
+if (!values.rpc || !values['dev-key']) {
+  console.error('usage: finality-load --rpc <url>[,<url>...] --dev-key <file> [--rate 500] [--duration 30] [--senders 200] [--wait-go]');
+  process.exit(2);
+}
+const urls = values.rpc.split(',');
 const rate = Number(values.rate);
 const durationMs = Number(values.duration) * 1000;
 const maxInFlight = Number(values['max-in-flight']);
-const clients = urls.map((u) => new RpcClient(u));
+const clients = urls.map((u) => new RpcClient(u, { timeoutMs: 60_000 }));
 const say = (o: object) => process.stdout.write(JSON.stringify(o) + '\n');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
-  const main = clients[0]!;
-  const { chain_id: chainId } = await main.chainInfo();
+  const first = clients[0]!;
+  const { chain_id: chainId } = await first.chainInfo();
   const dev = await readKeyFile(values['dev-key']!);
-  const senders = await fundSenders(main, chainId, dev, Number(values.senders));
-  const work = presignTransfers(chainId, senders, dev.address, Math.ceil((rate * durationMs) / 1000));
+  const senders = await fundSenders(first, chainId, dev, Number(values.senders));
+  const work = await presignTransfersAsync(chainId, senders, dev.address, Math.ceil((rate * durationMs) / 1000));
+  const funded = (await retryRead(() => first.canonHead()))!.seq;
+  await waitForSeqEverywhere(clients.map((c) => async () => (await retryRead(() => c.canonHead()))?.seq ?? 0), funded);
 
-  const submitted = new Map<string, number>();
+  const submittedAt = new Map<string, number>();
+  const scheduledAt = new Map<string, number>();
   const latencies: number[] = [];
+  const fromSchedule: number[] = [];
+  let firstCommitAt = 0;
   let lastCommitAt = 0;
-  const watcher = new CommitWatcher(main, (hash, at) => {
-    const t0 = submitted.get(hash);
+  const watcher = new CommitWatcher(first, (hash, at) => {
+    const t0 = submittedAt.get(hash);
     if (t0 === undefined) return;
-    submitted.delete(hash);
+    submittedAt.delete(hash);
     latencies.push(at - t0);
+    fromSchedule.push(at - scheduledAt.get(hash)!);
+    scheduledAt.delete(hash);
+    firstCommitAt ||= at;
     lastCommitAt = at;
   });
   await watcher.start();
+
+  say({ phase: 'ready', transactions: work.length, senders: senders.length, nodes: urls.length });
+  if (values['wait-go']) await new Promise<void>((r) => createInterface({ input: process.stdin }).once('line', () => r()));
   const startSeq = watcher.headSeq;
   say({ phase: 'load' });
 
-  let sent = 0;
-  let inFlight = 0;
+  let dispatched = 0; // handed to fetch
+  let skipped = 0; // not sent: too many answers outstanding (the nodes are not keeping up)
+  let accepted = 0;
   let rejected = 0;
-  let skipped = 0;
+  let inFlight = 0;
+  let lastAnswerAt = 0;
+  const scheduleLag: number[] = [];
   const errors: Record<string, number> = {};
   const started = performance.now();
-  while (sent < work.length) {
-    const due = Math.min(work.length, Math.floor(((performance.now() - started) * rate) / 1000));
-    while (sent < due) {
-      const w = work[sent++]!;
+  for (let next = 0; next < work.length; ) {
+    const now = performance.now();
+    const due = Math.min(work.length, Math.floor(((now - started) * rate) / 1000) + 1);
+    if (next < due) scheduleLag.push(now - (started + (next * 1000) / rate));
+    for (; next < due; next++) {
+      const w = work[next]!;
       if (inFlight >= maxInFlight) {
-        skipped++; // the node is not keeping up with the offered rate
+        skipped++;
         continue;
       }
       inFlight++;
-      submitted.set(w.hash, performance.now());
+      dispatched++;
+      submittedAt.set(w.hash, performance.now());
+      scheduledAt.set(w.hash, started + (next * 1000) / rate);
       clients[w.sender % clients.length]!.sendTransaction(w.json).then(
-        () => inFlight--,
-        (err: { data?: { code?: string }; message?: string }) => {
+        () => {
+          inFlight--;
+          accepted++;
+          lastAnswerAt = performance.now();
+        },
+        (err: { data?: { code?: string }; code?: number; message?: string }) => {
           inFlight--;
           rejected++;
-          submitted.delete(w.hash);
-          const code = err.data?.code ?? err.message ?? 'error';
+          lastAnswerAt = performance.now();
+          submittedAt.delete(w.hash);
+          const code = err.data?.code ?? (err.code !== undefined ? `rpc ${err.code}` : (err.message ?? 'error'));
           errors[code] = (errors[code] ?? 0) + 1;
         },
       );
     }
-    await new Promise((r) => setTimeout(r, 5));
+    await sleep(2);
   }
-  const submitMs = performance.now() - started;
-  const drainUntil = performance.now() + 30_000;
-  while ((submitted.size > 0 || inFlight > 0) && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 20));
+  const sendEndedAt = performance.now();
+  const drainUntil = sendEndedAt + Number(values.drain) * 1000;
+  while ((submittedAt.size > 0 || inFlight > 0) && performance.now() < drainUntil) await sleep(20);
   await watcher.stop();
+
+  // Committed TPS over the window in which commits arrived at the pace of the load: from the start
+  // of the load to the last matched commit.
   const windowMs = (lastCommitAt || performance.now()) - started;
+  const blocks = watcher.headSeq - startSeq;
+  const lagSorted = scheduleLag.sort((a, b) => a - b);
   say({
     phase: 'done',
     offered_tps: rate,
-    submitted: sent - skipped,
-    submit_tps: Math.round(((sent - skipped) / submitMs) * 1000),
+    duration_s: durationMs / 1000,
+    transactions: work.length,
+    dispatched,
+    dispatch_tps: Math.round((dispatched / (sendEndedAt - started)) * 1000),
+    schedule_lag_ms: { p50: Math.round(lagSorted[Math.floor(lagSorted.length / 2)] ?? 0), max: Math.round(lagSorted.at(-1) ?? 0) },
     skipped_over_in_flight_cap: skipped,
+    accepted,
+    accepted_tps: Math.round((accepted / ((lastAnswerAt || sendEndedAt) - started)) * 1000),
     rejected,
     rejections: errors,
     committed: latencies.length,
-    uncommitted_after_drain: submitted.size,
+    uncommitted_after_drain: submittedAt.size,
     committed_tps: Math.round((latencies.length / windowMs) * 1000),
-    blocks: watcher.headSeq - startSeq,
-    blocks_per_s: Math.round(((watcher.headSeq - startSeq) / windowMs) * 1000 * 10) / 10,
+    first_commit_after_ms: firstCommitAt ? Math.round(firstCommitAt - started) : null,
+    blocks,
+    blocks_per_s: Math.round((blocks / windowMs) * 1000 * 10) / 10,
+    tx_per_block: blocks > 0 ? Math.round(latencies.length / blocks) : null,
     latency_ms: latencySummary(latencies),
+    // the same, counted from when the schedule meant to send each transaction: includes this
+    // process's own lag (no coordinated omission)
+    latency_from_schedule_ms: latencySummary(fromSchedule),
   });
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

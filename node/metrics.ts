@@ -3,6 +3,7 @@ import type { ConsensusEngine } from './consensus/engine.js';
 import type { Block } from './protocol/block.js';
 import { transactionHash } from './protocol/transaction.js';
 import type { Mempool } from './mempool/index.js';
+import type { NetworkStats } from './network/index.js';
 import type { ChainStore } from './state/chain-store.js';
 
 export interface NodeMetrics {
@@ -24,7 +25,7 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 
  * Prometheus metrics, served as text at `/metrics` on the RPC port. Gauges and engine counters
  * are read at scrape time; the histograms are fed by the composition root from engine events.
  */
-export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool; store: ChainStore; peers?: () => number }): NodeMetrics {
+export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool; store: ChainStore; network?: { peerCount(): number; stats(): NetworkStats } }): NodeMetrics {
   const registry = new Registry();
   const gauge = (name: string, help: string, read: () => number) =>
     new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
@@ -34,7 +35,7 @@ export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool;
   gauge('ledger_height', 'height of the latest committed block', () => deps.store.head()?.height ?? 0);
   gauge('ledger_seq', 'seq of the latest committed block', () => deps.store.head()?.seq ?? 0);
   gauge('ledger_round', 'current consensus round', () => engine().round);
-  gauge('ledger_peers', 'connected peers', () => deps.peers?.() ?? 0);
+  gauge('ledger_peers', 'connected peers', () => deps.network?.peerCount() ?? 0);
   gauge('ledger_mempool_transactions', 'transactions in the mempool', () => deps.mempool.size);
   gauge('ledger_mempool_bytes', 'bytes of transactions in the mempool', () => deps.mempool.bytes);
   gauge('ledger_consensus_validators', 'validators in the current set', () => deps.engine.validators.size);
@@ -46,16 +47,26 @@ export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool;
   counter('ledger_consensus_timeouts_total', 'rounds this node timed out', () => engine().timeouts);
   counter('ledger_consensus_pairing_checks_total', 'BLS aggregate verifications', () => engine().pairingChecks);
   counter('ledger_consensus_evidence_total', 'equivocations recorded', () => deps.engine.evidence().length);
-  new Counter({
-    name: 'ledger_consensus_dropped_total',
-    help: 'consensus messages dropped, by reason',
-    labelNames: ['reason'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [reason, n] of Object.entries(engine().dropped)) this.inc({ reason }, n);
-    },
-  });
+  const labelled = (name: string, help: string, read: () => Record<string, number>) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ['reason'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [reason, n] of Object.entries(read())) this.inc({ reason }, n);
+      },
+    });
+  labelled('ledger_consensus_dropped_total', 'consensus messages dropped, by reason', () => engine().dropped);
+  const net = () => deps.network?.stats();
+  counter('ledger_p2p_frames_in_total', 'frames received from peers', () => net()?.framesIn ?? 0);
+  counter('ledger_p2p_frames_out_total', 'frames sent to peers', () => net()?.framesOut ?? 0);
+  counter('ledger_p2p_bytes_in_total', 'bytes received from peers', () => net()?.bytesIn ?? 0);
+  counter('ledger_p2p_bytes_out_total', 'bytes sent to peers', () => net()?.bytesOut ?? 0);
+  counter('ledger_p2p_penalties_total', 'penalties given to peers', () => net()?.penalties ?? 0);
+  counter('ledger_p2p_bans_total', 'peers banned', () => net()?.bans ?? 0);
+  labelled('ledger_p2p_dropped_total', 'peer-to-peer frames dropped, by reason', () => net()?.dropped ?? {});
   const histogram = (name: string, help: string) => new Histogram({ name, help, buckets: LATENCY_BUCKETS, registers: [registry] });
   return {
     registry,

@@ -6,6 +6,8 @@ import { readValidatorKeyFile } from './config/keyfile.js';
 import { BlsQuorumCrypto } from './consensus/crypto.js';
 import { ConsensusEngine } from './consensus/engine.js';
 import { LevelConsensusStore } from './consensus/store-level.js';
+import type { Validator } from './consensus/types.js';
+import { selectValidatorSet } from './execution/validator-set.js';
 import { LedgerError } from './errors.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './logging.js';
@@ -15,7 +17,7 @@ import { createMetrics, observeConsensus } from './metrics.js';
 import { P2PNetwork } from './network/index.js';
 import { addressBytesFromPublicKey, formatAddress } from './protocol/address.js';
 import { bytesEqual } from './protocol/bytes.js';
-import { parseGenesis } from './protocol/genesis.js';
+import { parseGenesis, type Genesis } from './protocol/genesis.js';
 import { parseJson } from './protocol/json.js';
 import { createMethods } from './rpc/ledger/index.js';
 import { resolveDid, RESOLUTION_CONTENT_TYPE } from './rpc/resolver.js';
@@ -92,7 +94,7 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
     closers.push(() => network.stop());
     const engine = new ConsensusEngine({
       chainId: genesis.chainId,
-      validators: { validators: genesis.validators.map((v) => ({ address: v.address, blsPublicKey: v.blsPublicKey, weight: v.stake })) },
+      validators: { validators: genesisValidatorSet(genesis) },
       self: { address: selfAddress, crypto: new BlsQuorumCrypto(key.blsSecretKey) },
       app,
       transport: network.consensus,
@@ -109,7 +111,7 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
     });
     connectMempoolGossip({ chainId: genesis.chainId, mempool, gossip: network, isValidator, log });
 
-    const metrics = createMetrics({ engine, mempool, store, peers: () => network.peerCount() });
+    const metrics = createMetrics({ engine, mempool, store, network });
     observeConsensus(metrics, { chainId: genesis.chainId, engine, mempool });
     const crashAt = crashAfterCommits();
     app.on('committed', (c: CommittedBlock) => {
@@ -170,4 +172,18 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
 function crashAfterCommits(): number | undefined {
   const v = process.env.LEDGER_TEST_CRASH_AT_SEQ;
   return v && /^\d+$/.test(v) ? Number(v) : undefined;
+}
+
+/**
+ * The set that validates: genesis validators chosen, ordered and weighted by the epoch rules of
+ * docs/protocol.md. The engine does not switch sets at epoch boundaries yet, so this set holds for
+ * the life of the chain.
+ */
+function genesisValidatorSet(genesis: Genesis): Validator[] {
+  return selectValidatorSet(
+    genesis.validators.map((v) => ({
+      address: v.address,
+      record: { staked: v.stake, unbonding: [], reputation: v.reputation, active: true, ed25519PublicKey: v.ed25519PublicKey, blsPublicKey: v.blsPublicKey },
+    })),
+  );
 }

@@ -1,4 +1,4 @@
-import { buildTransfer, RpcClient, signAndEncode, waitForReceipt } from '../../node/client/index.js';
+import { buildTransfer, RpcClient, RpcTransportError, signAndEncode, waitForReceipt } from '../../node/client/index.js';
 import { generateAccountKey, type AccountKey } from '../../node/config/keyfile.js';
 import { UNIT } from '../../node/protocol/amount.js';
 
@@ -36,6 +36,35 @@ export function presignTransfers(chainId: string, senders: AccountKey[], to: str
 }
 
 /**
+ * presignTransfers in slices, yielding to the event loop between them: a long synchronous run
+ * would keep the HTTP client from noticing that the node closed its idle keep-alive sockets, and
+ * the next request would go out on a dead one ("other side closed").
+ */
+export async function presignTransfersAsync(chainId: string, senders: AccountKey[], to: string, total: number, slice = 2_000): Promise<Array<SignedTx & { sender: number }>> {
+  const out: Array<SignedTx & { sender: number }> = [];
+  for (let nonce = 0; out.length < total; nonce++) {
+    for (let i = 0; i < senders.length && out.length < total; i++) {
+      const s = senders[i]!;
+      out.push({ ...signAndEncode(chainId, buildTransfer({ senderPubkey: s.publicKey, nonce: BigInt(nonce), to, amount: 1n }), s.seed), sender: i });
+      if (out.length % slice === 0) await new Promise((r) => setImmediate(r));
+    }
+  }
+  return out;
+}
+
+/** Retries a read (an idempotent call) when the transport fails, up to `attempts` times. */
+export async function retryRead<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= attempts || !(err instanceof RpcTransportError)) throw err;
+      await new Promise((r) => setTimeout(r, 50 * i));
+    }
+  }
+}
+
+/**
  * Follows committed blocks on one node by seq (polling its head every `pollMs`) and reports the
  * moment each transaction's block is first seen there.
  */
@@ -52,7 +81,7 @@ export class CommitWatcher {
   ) {}
 
   async start(): Promise<void> {
-    this.seq = (await this.client.canonHead())?.seq ?? 0;
+    this.seq = (await retryRead(() => this.client.canonHead()))?.seq ?? 0;
     this.loop = this.run();
   }
 

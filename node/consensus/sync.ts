@@ -1,6 +1,9 @@
-import type { Block } from '../protocol/block.js';
+import { encodeBlock, type Block } from '../protocol/block.js';
 import { bytesEqual, toHex } from '../protocol/bytes.js';
-import { MAX_SYNC_BLOCKS } from './codec.js';
+import { MAX_SYNC_BLOCKS, MAX_SYNC_RESPONSE_BYTES } from './codec.js';
+
+/** room for the blocks of one sync answer: the message cap less its header */
+export const SYNC_ANSWER_BYTES = MAX_SYNC_RESPONSE_BYTES - 1024;
 
 /**
  * Catching up on missing blocks by hash. A node that sees a block or QC whose ancestors it lacks
@@ -46,18 +49,26 @@ export class BlockSync {
   }
 }
 
-/** The ancestors of `hash` (inclusive) above `stopAtHeight`, oldest first, at most `max`. */
+/**
+ * The ancestors of `hash` (inclusive) above `stopAtHeight`, oldest first: at most `max` blocks
+ * and at most `maxBytes` of encoded blocks (the newest block always goes, so an answer is never
+ * empty while the hash is known; a single block fits by the proposal cap).
+ */
 export async function collectAncestors(
   hash: Uint8Array,
   stopAtHeight: number,
   max: number,
   lookup: (hash: Uint8Array) => Promise<Block | undefined>,
+  maxBytes = SYNC_ANSWER_BYTES,
 ): Promise<Block[]> {
   const out: Block[] = [];
+  let bytes = 0;
   let h = hash;
   while (out.length < Math.min(max, MAX_SYNC_BLOCKS)) {
     const b = await lookup(h);
     if (!b || b.header.height <= stopAtHeight) break;
+    bytes += encodeBlock(b).length + 8;
+    if (out.length > 0 && bytes > maxBytes) break;
     out.push(b);
     if (b.header.height === 0) break;
     h = b.header.parentHash;

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { initDataDir } from '../cli/commands/init.js';
 import { dataPaths, validatorKeyPath } from '../config/datadir.js';
 import { secureKeysDir } from '../config/keyfile.js';
+import { LedgerError } from '../errors.js';
 import { PLUGIN_DEFAULT_PORTS, PLUGIN_NAMES, type PluginName } from '../config/schema.js';
 
 /**
@@ -13,6 +14,8 @@ import { PLUGIN_DEFAULT_PORTS, PLUGIN_NAMES, type PluginName } from '../config/s
  *   <dir>/node-<i>/        node i's data dir: genesis.json, keys/validator.json (validator i),
  *                          config.json with its ports and the others as bootstrap peers
  * Node i listens on rpcPort + i and p2pPort + i; its plugins on their default ports + 10 i.
+ * Regenerating deletes only those entries, and a non-empty dir that holds anything else is refused,
+ * so that a mistyped --dir never wipes someone's files.
  */
 
 export interface DevnetOptions {
@@ -61,7 +64,7 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   let manifest = await readManifest(dir);
   const reused = !o.reset && manifest?.validators.length === o.validators;
   if (!reused) {
-    await rm(dir, { recursive: true, force: true });
+    await clearDevnetDir(dir);
     await mkdir(dir, { recursive: true });
     const summary = await initDataDir({ dataDir: genesisDir, validators: o.validators, chainId: DEVNET_CHAIN_ID });
     manifest = { chain_id: summary.chain_id, validators: summary.validators.map((v) => v.address) };
@@ -70,11 +73,14 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   const nodes = manifest!.validators.map((address, index) => nodeOf(dir, o, index, address));
   for (const n of nodes) {
     const paths = dataPaths(n.dir);
-    if (!reused) {
-      await mkdir(n.dir, { recursive: true });
-      await secureKeysDir(paths.keysDir);
-      await copyFile(dataPaths(genesisDir).genesis, paths.genesis);
+    // A node dir removed by hand is laid out again (its chain then syncs from the others): without
+    // its genesis, `ledger start` would initialize a one-validator chain of its own.
+    await mkdir(n.dir, { recursive: true });
+    await secureKeysDir(paths.keysDir);
+    if (!existsSync(paths.genesis)) await copyFile(dataPaths(genesisDir).genesis, paths.genesis);
+    if (!existsSync(paths.validatorKey)) {
       await copyFile(validatorKeyPath(genesisDir, n.index), paths.validatorKey);
+      await chmod(paths.validatorKey, 0o600);
     }
     // Ports and plugins follow this run's flags, so the config is written every time.
     await writeFile(paths.config, JSON.stringify(nodeConfig(o, n, nodes), null, 2) + '\n');
@@ -98,6 +104,24 @@ function nodeConfig(o: DevnetOptions, n: DevnetNode, all: DevnetNode[]) {
     p2p: { host: '127.0.0.1', port: n.p2pPort, bootstrap: all.filter((x) => x !== n).map((x) => x.p2p) },
     plugins,
   };
+}
+
+const OWN_ENTRY = /^(devnet\.json|genesis|node-\d+)$/;
+
+/** Deletes a previous devnet in `dir`; refuses when `dir` holds anything a devnet does not write. */
+async function clearDevnetDir(dir: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  const foreign = entries.filter((e) => !OWN_ENTRY.test(e));
+  if (foreign.length > 0) {
+    throw new LedgerError('NOT_A_DEVNET_DIR', `${dir} is not empty and is not a devnet (it holds ${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}); pick another --dir`, 'conflict', { dir });
+  }
+  for (const e of entries) await rm(join(dir, e), { recursive: true, force: true });
 }
 
 async function readManifest(dir: string): Promise<Manifest | undefined> {

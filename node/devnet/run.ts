@@ -2,12 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../cli/package-root.js';
+import { CONFIG_ENV, PLUGINS_ENV, SETTINGS } from '../config/schema.js';
 import type { DevnetLayout, DevnetNode } from './layout.js';
 
 /** One `ledger start` child per devnet node, its output appended to the node's log file. */
 export interface RunningDevnet {
   children: Array<{ node: DevnetNode; proc: ChildProcess }>;
-  /** resolves once every node answers ledger_canonHead; rejects when a node exits first or after the timeout */
+  /** resolves once every node answers ledger_canonHead; rejects when a node exits first or after the timeout (default 30 s + 5 s a node) */
   ready: Promise<void>;
   /** SIGTERM to every child, SIGKILL to any still alive after `graceMs` */
   stop(graceMs?: number): Promise<void>;
@@ -18,7 +19,10 @@ export function runDevnet(layout: DevnetLayout, o: { onExit(node: DevnetNode, co
   let stopping = false;
   const children = layout.nodes.map((node) => {
     const fd = openSync(node.log, 'a');
-    const proc = spawn(process.execPath, [bin, 'start', '--data-dir', node.dir], { stdio: ['ignore', fd, fd], env: { ...process.env, NODE_OPTIONS: '' } });
+    // Each child in its own process group: Ctrl-C in a terminal signals the whole foreground group,
+    // and a node that got SIGINT from the terminal and then SIGTERM from stop() would take the
+    // second signal as "exit now" and skip its clean shutdown. Only stop() signals the children.
+    const proc = spawn(process.execPath, [bin, 'start', '--data-dir', node.dir], { stdio: ['ignore', fd, fd], env: childEnv(), detached: true });
     closeSync(fd);
     proc.on('exit', (code, signal) => {
       if (!stopping) o.onExit(node, code, signal);
@@ -26,9 +30,14 @@ export function runDevnet(layout: DevnetLayout, o: { onExit(node: DevnetNode, co
     return { node, proc };
   });
   const exited = (c: (typeof children)[number]) => c.proc.exitCode !== null || c.proc.signalCode !== null;
+  // Should this process end without stop() (an uncaught error, process.exit), take the nodes along.
+  const killAll = () => {
+    for (const c of children) if (!exited(c)) c.proc.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
 
   const ready = (async () => {
-    const deadline = Date.now() + (o.readyTimeoutMs ?? 60_000);
+    const deadline = Date.now() + (o.readyTimeoutMs ?? 30_000 + 5_000 * children.length);
     for (const c of children) {
       while (!(await answers(c.node.rpcUrl))) {
         if (exited(c)) throw new Error(`node ${c.node.index} exited before it was ready; see ${c.node.log}`);
@@ -48,9 +57,21 @@ export function runDevnet(layout: DevnetLayout, o: { onExit(node: DevnetNode, co
     }, graceMs);
     await Promise.all(gone);
     clearTimeout(timer);
+    process.off('exit', killAll);
   };
 
   return { children, ready, stop };
+}
+
+/**
+ * The children's environment: ours without the settings that each node takes from its own
+ * config.json (the environment would override the file, and every node would, say, take the same
+ * LEDGER_RPC_PORT). LEDGER_LOG_LEVEL passes through.
+ */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
+  for (const name of [...SETTINGS.map((s) => s.env), PLUGINS_ENV, CONFIG_ENV]) if (name !== 'LEDGER_LOG_LEVEL') delete env[name];
+  return env;
 }
 
 async function answers(rpcUrl: string): Promise<boolean> {

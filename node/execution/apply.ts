@@ -3,13 +3,15 @@ import { bytesEqual } from '../protocol/bytes.js';
 import { authenticationKeys } from '../protocol/did-document.js';
 import { didForIdentifier, parseDid } from '../protocol/did.js';
 import { feeFor } from '../protocol/fees.js';
-import { INITIAL_REPUTATION, MAX_UNBONDING_ENTRIES, MIN_VALIDATOR_STAKE, UNBONDING_PERIOD_MS } from '../protocol/params.js';
-import type { Payload, ServiceEndpoint } from '../protocol/payloads.js';
+import { INITIAL_REPUTATION, MAX_UNBONDING_ENTRIES, UNBONDING_PERIOD_MS } from '../protocol/params.js';
+import type { Payload, PayloadOf, ServiceEndpoint } from '../protocol/payloads.js';
 import { failed, SUCCESS, type ReceiptEvent } from '../protocol/receipt.js';
-import type { Account } from '../protocol/records.js';
+import type { Account, ValidatorRecord } from '../protocol/records.js';
 import type { Transaction } from '../protocol/transaction.js';
+import { checkEquivocation, checkProofOfPossession } from '../protocol/validator-keys.js';
 import type { StateOverlay } from './overlay.js';
-import { readAccount, readDid, readValidator, writeAccount, writeDid, writeValidator } from './state-access.js';
+import { readAccount, readDid, readValidator, writeAccount, writeDid } from './state-access.js';
+import { putValidator } from './validator-set.js';
 
 /**
  * The state transition of one transaction. Pure: it reads and writes only through the overlay, and
@@ -24,6 +26,11 @@ export interface BlockContext {
   proposer: Uint8Array;
 }
 
+/** What one transaction executes in: its block, and the chain id (proofs of possession and evidence bind it). */
+export interface TxContext extends BlockContext {
+  chainId: string;
+}
+
 export interface TxOutcome {
   status: string;
   feePaid: bigint;
@@ -33,7 +40,7 @@ export interface TxOutcome {
 /** A transaction that may not be in a block at all: the whole block is invalid if it is. */
 export class InclusionError extends Error {
   constructor(
-    readonly code: 'NONCE_MISMATCH' | 'CANNOT_PAY_FEE',
+    readonly code: 'NONCE_MISMATCH' | 'CANNOT_PAY_FEE' | 'BLOCK_BLS_LIMIT',
     message: string,
   ) {
     super(message);
@@ -42,7 +49,7 @@ export class InclusionError extends Error {
 
 type PayloadResult = { events: ReceiptEvent[] } | { failure: string };
 
-export async function applyTransaction(state: StateOverlay, ctx: BlockContext, tx: Transaction, txHash: Uint8Array): Promise<TxOutcome> {
+export async function applyTransaction(state: StateOverlay, ctx: TxContext, tx: Transaction, txHash: Uint8Array): Promise<TxOutcome> {
   const sender = addressBytesFromPublicKey(tx.senderPubkey);
   const events = await releaseUnbonding(state, ctx, sender);
   const account = await readAccount(state, sender);
@@ -72,14 +79,14 @@ async function releaseUnbonding(state: StateOverlay, ctx: BlockContext, address:
   const matured = v.unbonding.filter((u) => u.releaseMs <= ctx.timestampMs);
   if (matured.length === 0) return [];
   const amount = matured.reduce((n, u) => n + u.amount, 0n);
-  writeValidator(state, address, { ...v, unbonding: v.unbonding.filter((u) => u.releaseMs > ctx.timestampMs) });
+  await putValidator(state, address, { ...v, unbonding: v.unbonding.filter((u) => u.releaseMs > ctx.timestampMs) }, v);
   await credit(state, address, amount);
   return [{ type: 'UnbondingReleased', address: formatAddress(address), amount }];
 }
 
 async function applyPayload(
   state: StateOverlay,
-  ctx: BlockContext,
+  ctx: TxContext,
   p: Payload,
   sender: Uint8Array,
   senderPubkey: Uint8Array,
@@ -96,6 +103,10 @@ async function applyPayload(
       return didCreate(state, ctx, sender, senderPubkey, p.service, txHash);
     case 'DidDeactivate':
       return didDeactivate(state, ctx, p.did, senderPubkey, txHash);
+    case 'ValidatorRegister':
+      return validatorRegister(state, ctx, sender, senderPubkey, p);
+    case 'SubmitEvidence':
+      return submitEvidence(state, ctx, p);
   }
 }
 
@@ -113,18 +124,16 @@ async function transfer(state: StateOverlay, from: Uint8Array, to: Uint8Array, a
   return { events: [{ type: 'Transfer', from: formatAddress(from), to: formatAddress(to), amount }] };
 }
 
+function newValidatorRecord(): ValidatorRecord {
+  return { staked: 0n, unbonding: [], reputation: INITIAL_REPUTATION, active: false, ed25519PublicKey: new Uint8Array(0), blsPublicKey: new Uint8Array(0) };
+}
+
+/** Stake and Unstake change `staked` only: membership (`active`) changes at the next epoch boundary. */
 async function stake(state: StateOverlay, address: Uint8Array, amount: bigint): Promise<PayloadResult> {
   if (!(await debit(state, address, amount))) return { failure: 'insufficient balance' };
-  const v = (await readValidator(state, address)) ?? {
-    staked: 0n,
-    unbonding: [],
-    reputation: INITIAL_REPUTATION,
-    active: false,
-    ed25519PublicKey: new Uint8Array(0),
-    blsPublicKey: new Uint8Array(0),
-  };
-  const staked = v.staked + amount;
-  writeValidator(state, address, { ...v, staked, active: staked >= MIN_VALIDATOR_STAKE });
+  const prev = await readValidator(state, address);
+  const v = prev ?? newValidatorRecord();
+  await putValidator(state, address, { ...v, staked: v.staked + amount }, prev);
   return { events: [{ type: 'Stake', address: formatAddress(address), amount }] };
 }
 
@@ -132,10 +141,37 @@ async function unstake(state: StateOverlay, ctx: BlockContext, address: Uint8Arr
   const v = await readValidator(state, address);
   if (!v || v.staked < amount) return { failure: 'amount exceeds staked balance' };
   if (v.unbonding.length >= MAX_UNBONDING_ENTRIES) return { failure: `more than ${MAX_UNBONDING_ENTRIES} unbonding entries` };
-  const staked = v.staked - amount;
   const releaseMs = ctx.timestampMs + UNBONDING_PERIOD_MS;
-  writeValidator(state, address, { ...v, staked, active: staked >= MIN_VALIDATOR_STAKE, unbonding: [...v.unbonding, { amount, releaseMs }] });
+  await putValidator(state, address, { ...v, staked: v.staked - amount, unbonding: [...v.unbonding, { amount, releaseMs }] }, v);
   return { events: [{ type: 'Unstake', address: formatAddress(address), amount, release_ms: releaseMs }] };
+}
+
+/** Registers the sender's BLS vote key, once: a registered key can never be replaced. */
+async function validatorRegister(
+  state: StateOverlay,
+  ctx: TxContext,
+  address: Uint8Array,
+  senderPubkey: Uint8Array,
+  p: PayloadOf<'ValidatorRegister'>,
+): Promise<PayloadResult> {
+  const prev = await readValidator(state, address);
+  if (prev && prev.blsPublicKey.length > 0) return { failure: 'a vote key is already registered for this validator' };
+  const bad = checkProofOfPossession(ctx.chainId, address, p.blsPublicKey, p.proofOfPossession);
+  if (bad) return { failure: bad };
+  const v = prev ?? newValidatorRecord();
+  await putValidator(state, address, { ...v, ed25519PublicKey: Uint8Array.from(senderPubkey), blsPublicKey: Uint8Array.from(p.blsPublicKey) }, prev);
+  return { events: [{ type: 'ValidatorRegistered', address: formatAddress(address) }] };
+}
+
+/** Proven equivocation: the validator is slashed for good and leaves the set at the next boundary. Anyone may submit it. */
+async function submitEvidence(state: StateOverlay, ctx: TxContext, p: PayloadOf<'SubmitEvidence'>): Promise<PayloadResult> {
+  const v = await readValidator(state, p.validator);
+  if (!v || v.blsPublicKey.length === 0) return { failure: 'the validator has no registered vote key' };
+  if (v.slashed) return { failure: 'the validator is already slashed' };
+  const bad = checkEquivocation(ctx.chainId, v.blsPublicKey, p);
+  if (bad) return { failure: bad };
+  await putValidator(state, p.validator, { ...v, slashed: true }, v);
+  return { events: [{ type: 'ValidatorSlashed', address: formatAddress(p.validator), round: p.round }] };
 }
 
 async function didCreate(

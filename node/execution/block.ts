@@ -1,8 +1,10 @@
 import { blake3 } from '../crypto/hash.js';
 import { concatBytes, toHex } from '../protocol/bytes.js';
+import { MAX_BLS_PAYLOADS_PER_BLOCK } from '../protocol/params.js';
 import { signingBytes, type Transaction } from '../protocol/transaction.js';
 import { applyTransaction, InclusionError, type BlockContext, type TxOutcome } from './apply.js';
 import { StateOverlay, type StateChange, type StateReader } from './overlay.js';
+import { applyEpochBoundary, type EpochValidatorSet } from './validator-set.js';
 
 export interface ExecutedTx {
   tx: Transaction;
@@ -13,6 +15,11 @@ export interface ExecutedTx {
 export interface BlockExecution {
   txs: ExecutedTx[];
   changes: StateChange[];
+  /**
+   * Set when this block ends an epoch: the next epoch's validator set, which `changes` writes to
+   * state. The engine switches to it when this block commits (execution/validator-set.ts).
+   */
+  validatorSet?: EpochValidatorSet;
 }
 
 export interface ExcludedTx {
@@ -31,12 +38,31 @@ export function txHashBytes(chainId: string, tx: Transaction): Uint8Array {
  */
 export async function executeBlock(state: StateReader, chainId: string, ctx: BlockContext, txs: Transaction[]): Promise<BlockExecution> {
   const overlay = new StateOverlay(state);
+  const txCtx = { ...ctx, chainId };
   const executed: ExecutedTx[] = [];
+  let blsPayloads = 0;
   for (const tx of txs) {
+    if (usesBls(tx) && ++blsPayloads > MAX_BLS_PAYLOADS_PER_BLOCK) throw blsLimit();
     const hash = txHashBytes(chainId, tx);
-    executed.push({ tx, hash, outcome: await applyTransaction(overlay, ctx, tx, hash) });
+    executed.push({ tx, hash, outcome: await applyTransaction(overlay, txCtx, tx, hash) });
   }
-  return { txs: executed, changes: overlay.changes() };
+  return finish(overlay, ctx, executed);
+}
+
+/** After the transactions: the epoch step (validator-set.ts), then the sorted writes. */
+async function finish(overlay: StateOverlay, ctx: BlockContext, txs: ExecutedTx[]): Promise<BlockExecution> {
+  const validatorSet = await applyEpochBoundary(overlay, ctx.height);
+  const changes = overlay.changes();
+  return validatorSet ? { txs, changes, validatorSet } : { txs, changes };
+}
+
+/** Payloads whose execution checks BLS signatures (a pairing each): a block carries few of them. */
+function usesBls(tx: Transaction): boolean {
+  return tx.payload.kind === 'ValidatorRegister' || tx.payload.kind === 'SubmitEvidence';
+}
+
+function blsLimit(): InclusionError {
+  return new InclusionError('BLOCK_BLS_LIMIT', `a block carries at most ${MAX_BLS_PAYLOADS_PER_BLOCK} ValidatorRegister and SubmitEvidence transactions`);
 }
 
 /**
@@ -51,9 +77,11 @@ export async function buildBlockBody(
   candidates: Transaction[],
 ): Promise<BlockExecution & { excluded: ExcludedTx[] }> {
   const overlay = new StateOverlay(state);
+  const txCtx = { ...ctx, chainId };
   const executed: ExecutedTx[] = [];
   const excluded: ExcludedTx[] = [];
   const seen = new Set<string>();
+  let blsPayloads = 0;
   for (const tx of candidates) {
     const hash = txHashBytes(chainId, tx);
     const id = toHex(hash);
@@ -62,7 +90,9 @@ export async function buildBlockBody(
     // Run each candidate on a child layer so an excluded one leaves no trace.
     const child = new StateOverlay(overlay);
     try {
-      const outcome = await applyTransaction(child, ctx, tx, hash);
+      if (usesBls(tx) && blsPayloads >= MAX_BLS_PAYLOADS_PER_BLOCK) throw blsLimit();
+      const outcome = await applyTransaction(child, txCtx, tx, hash);
+      if (usesBls(tx)) blsPayloads++;
       for (const c of child.changes()) {
         if (c.value === null) overlay.delete(c.key);
         else overlay.put(c.key, c.value);
@@ -73,5 +103,5 @@ export async function buildBlockBody(
       excluded.push({ tx, hash, error: err });
     }
   }
-  return { txs: executed, changes: overlay.changes(), excluded };
+  return { ...(await finish(overlay, ctx, executed)), excluded };
 }

@@ -1,8 +1,15 @@
+import { MAX_SYNC_RESPONSE_BYTES } from '../consensus/codec.js';
+
 /**
  * Flood protection: token buckets per peer and protocol, and a score per peer that penalties
  * lower and time restores. A peer whose score falls to the ban threshold is disconnected and
  * refused for a while.
  */
+
+/** The largest consensus frame: a sync answer of 64 blocks (the codec caps each type further). */
+export const MAX_CONSENSUS_FRAME_BYTES = MAX_SYNC_RESPONSE_BYTES + 1024 * 1024;
+/** The largest transaction batch frame; senders keep batches under MAX_TX_BATCH_BYTES (tx-batch.ts). */
+export const MAX_TX_FRAME_BYTES = 2 * 1024 * 1024;
 
 export interface PeerLimits {
   /** largest consensus frame (a proposal with a full block, or a sync answer) */
@@ -20,9 +27,13 @@ export interface PeerLimits {
   recoveryPerSecond: number;
 }
 
-export const DEFAULT_PEER_LIMITS: PeerLimits = {
-  maxConsensusFrameBytes: 17 * 1024 * 1024,
-  maxTxFrameBytes: 2 * 1024 * 1024,
+/**
+ * Sized for a devnet at ~2,000 tx/s: a peer sends at most ~200 tx frames a second (one flush per
+ * 5 ms) and a few hundred consensus messages, so the limits only bite on a flood.
+ */
+export const DEFAULT_PEER_LIMITS: Readonly<PeerLimits> = Object.freeze({
+  maxConsensusFrameBytes: MAX_CONSENSUS_FRAME_BYTES,
+  maxTxFrameBytes: MAX_TX_FRAME_BYTES,
   consensusFramesPerSecond: 2_000,
   consensusBytesPerSecond: 64 * 1024 * 1024,
   txFramesPerSecond: 1_000,
@@ -30,9 +41,21 @@ export const DEFAULT_PEER_LIMITS: PeerLimits = {
   banThreshold: -100,
   banMs: 60_000,
   recoveryPerSecond: 1,
-};
+});
 
-/** Allows `rate` units a second with bursts up to one second's worth. */
+/** Penalty weights; consensus and the mempool pass their own through `penalize`. */
+export const PENALTY = Object.freeze({
+  oversizedFrame: 50,
+  undecodable: 20,
+  rateLimited: 2,
+  default: 10,
+});
+
+/**
+ * Allows `rate` units a second with bursts up to one second's worth. A full bucket admits one
+ * request larger than its capacity (going into debt), so a low byte rate never blocks a
+ * legitimate large frame forever.
+ */
 export class TokenBucket {
   private tokens: number;
   private at: number;
@@ -46,9 +69,9 @@ export class TokenBucket {
   }
 
   take(units: number, now: number): boolean {
-    this.tokens = Math.min(this.rate, this.tokens + ((now - this.at) / 1000) * this.rate);
+    this.tokens = Math.min(this.rate, this.tokens + (Math.max(0, now - this.at) / 1000) * this.rate);
     this.at = now;
-    if (this.tokens < units) return false;
+    if (this.tokens < Math.min(units, this.rate)) return false;
     this.tokens -= units;
     return true;
   }
@@ -70,9 +93,12 @@ export class PeerScores {
 
   /** Lowers the score; true when this penalty bans the peer. */
   penalize(peer: string, weight: number, now: number): boolean {
+    if (this.isBanned(peer, now)) return false;
     const score = this.score(peer, now) - weight;
-    this.scores.set(peer, { score, at: now });
-    if (score > this.limits.banThreshold || this.isBanned(peer, now)) return false;
+    if (score > this.limits.banThreshold) {
+      this.scores.set(peer, { score, at: now });
+      return false;
+    }
     this.bans.set(peer, now + this.limits.banMs);
     this.scores.delete(peer);
     return true;
@@ -84,5 +110,11 @@ export class PeerScores {
     if (now < until) return true;
     this.bans.delete(peer);
     return false;
+  }
+
+  /** Forgets expired bans and fully recovered scores, so the maps stay bounded by active peers. */
+  prune(now: number): void {
+    for (const peer of this.bans.keys()) this.isBanned(peer, now);
+    for (const peer of this.scores.keys()) this.score(peer, now);
   }
 }

@@ -1,21 +1,20 @@
 import './polyfill.js';
-import { noise } from '@chainsafe/libp2p-noise';
-import { yamux } from '@chainsafe/libp2p-yamux';
-import { identify } from '@libp2p/identify';
 import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface';
-import { peerIdFromString } from '@libp2p/peer-id';
-import { tcp } from '@libp2p/tcp';
-import { multiaddr } from '@multiformats/multiaddr';
-import { createLibp2p } from 'libp2p';
 import { EventEmitter } from 'node:events';
-import { decodeMessage, encodeMessage } from '../consensus/codec.js';
+import { decodeMessage, encodeMessage, MAX_SYNC_RESPONSE_BYTES } from '../consensus/codec.js';
 import type { ConsensusMessage, ConsensusTransport } from '../consensus/types.js';
+import { LedgerError } from '../errors.js';
 import type { Logger } from '../logging.js';
 import { toHex } from '../protocol/bytes.js';
-import { encodeFrame, FrameDecoder } from './framing.js';
-import { addressOfPeer, privateKeyFromSeed } from './identity.js';
-import { DEFAULT_PEER_LIMITS, PeerScores, TokenBucket, type PeerLimits } from './limits.js';
-import { decodeTxBatch, encodeTxBatch, MAX_TXS_PER_BATCH } from './tx-batch.js';
+import { DIAL_TIMEOUT_MS, keepDialing } from './dialer.js';
+import { encodeFrame } from './framing.js';
+import { createHost } from './host.js';
+import { addressOfPeer } from './identity.js';
+import { readFrames } from './inbound.js';
+import { DEFAULT_PEER_LIMITS, PENALTY, PeerScores, type PeerLimits } from './limits.js';
+import { Outbound } from './outbound.js';
+import { newPeer, peerInfo, type Kind, type Peer, type PeerInfo } from './peer.js';
+import { decodeTxBatch, encodeTxBatches, TxBatcher, type QueuedTx } from './tx-batch.js';
 
 /**
  * The peer-to-peer network: libp2p over TCP with Noise and yamux, plus identify.
@@ -24,11 +23,11 @@ import { decodeTxBatch, encodeTxBatch, MAX_TXS_PER_BATCH } from './tx-batch.js';
  * leader, the validator set is a small full mesh, and a direct stream delivers in one hop with no
  * heartbeat wait and no duplicate fan-out; transaction forwarding beyond the mesh is decided in
  * mempool/gossip.ts. Each peer gets one long-lived outbound stream per protocol carrying
- * length-prefixed frames (framing.ts).
+ * length-prefixed frames (framing.ts); the chain id in the protocol names keeps networks apart.
  *
  * A peer's validator address comes from its Noise-authenticated Ed25519 key (identity.ts), so
- * `from` in every delivered message is authenticated. Oversized or undecodable frames, and
- * content the node rejects, lower the sender's score (limits.ts); at the threshold it is
+ * `from` in every delivered message is authenticated. Oversized or undecodable frames, floods,
+ * and content the node rejects lower the sender's score (limits.ts); at the threshold it is
  * disconnected and refused for a while.
  */
 
@@ -45,41 +44,25 @@ export interface P2PNetworkOptions {
   limits?: Partial<PeerLimits>;
 }
 
+export type { PeerInfo };
+
 export interface NetworkStats {
   framesIn: number;
   framesOut: number;
   bytesIn: number;
   bytesOut: number;
+  penalties: number;
   bans: number;
   dropped: Record<string, number>;
 }
 
-type Kind = 'consensus' | 'tx';
+/** 'peer:connect' and 'peer:disconnect' carry the PeerInfo of the peer. */
+export type P2PNetworkEvent = 'peer:connect' | 'peer:disconnect';
 
-interface Outbound {
-  stream: Stream | undefined;
-  opening: boolean;
-  queue: Uint8Array[];
-  queuedBytes: number;
-}
-
-interface Peer {
-  key: string;
-  address: Uint8Array;
-  peerId: PeerId;
-  conns: Set<Connection>;
-  out: Map<Kind, Outbound>;
-  frames: Record<Kind, TokenBucket>;
-  bytes: Record<Kind, TokenBucket>;
-}
-
-/** what one peer's unsent frames may hold, per protocol, before we drop */
-const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
-const TX_FLUSH_MS = 5;
-const TX_FLUSH_BYTES = 256 * 1024;
-const REDIAL_MIN_MS = 250;
-const REDIAL_MAX_MS = 2_000;
-const DIAL_TIMEOUT_MS = 5_000;
+/** what one peer's unsent frames may hold per protocol, and the tx gossip queue, before new ones are dropped */
+export const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
+/** per connection and protocol; we open one */
+const MAX_INBOUND_STREAMS = 8;
 
 export class P2PNetwork extends EventEmitter {
   readonly consensus: ConsensusTransport;
@@ -88,11 +71,9 @@ export class P2PNetwork extends EventEmitter {
   private readonly protocols: Record<Kind, string>;
   private consensusHandler: ((from: Uint8Array, msg: ConsensusMessage) => void) | undefined;
   private txHandler: ((txs: Uint8Array[], from: Uint8Array) => void | Promise<void>) | undefined;
-  private txQueue: Array<{ bytes: Uint8Array; except: string | undefined }> = [];
-  private txQueueBytes = 0;
-  private txTimer: NodeJS.Timeout | undefined;
+  private readonly txs: TxBatcher;
   private readonly stopper = new AbortController();
-  private readonly s: NetworkStats = { framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, bans: 0, dropped: {} };
+  private readonly s: NetworkStats = { framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, penalties: 0, bans: 0, dropped: {} };
 
   private constructor(
     private readonly node: Libp2p,
@@ -101,15 +82,17 @@ export class P2PNetwork extends EventEmitter {
   ) {
     super();
     this.scores = new PeerScores(limits);
+    this.txs = new TxBatcher(MAX_QUEUED_BYTES, (queue) => this.flushTxs(queue), (reason) => this.drop(reason));
     this.protocols = { consensus: `/ledger/${o.chainId}/consensus/1`, tx: `/ledger/${o.chainId}/tx/1` };
     this.consensus = {
       broadcast: (msg) => {
-        const bytes = encodeMessage(msg);
-        for (const p of this.peersByKey.values()) this.send(p, 'consensus', bytes);
+        if (this.peersByKey.size === 0) return;
+        const frame = this.frame('consensus', encodeMessage(msg));
+        for (const p of this.peersByKey.values()) this.send(p, 'consensus', frame);
       },
       send: (to, msg) => {
         const p = this.peersByKey.get(toHex(to));
-        if (p) this.send(p, 'consensus', encodeMessage(msg));
+        if (p) this.send(p, 'consensus', this.frame('consensus', encodeMessage(msg)));
         else this.drop('not-connected');
       },
       onMessage: (handler) => {
@@ -118,24 +101,19 @@ export class P2PNetwork extends EventEmitter {
     };
   }
 
+  /** A started network, listening on `host:port`, dialing its bootstrap addresses. */
   static async create(o: P2PNetworkOptions): Promise<P2PNetwork> {
-    const limits = { ...DEFAULT_PEER_LIMITS, ...o.limits };
-    const ip = o.host.includes(':') ? 'ip6' : 'ip4';
+    const overrides = Object.fromEntries(Object.entries(o.limits ?? {}).filter(([, v]) => v !== undefined));
+    const limits: PeerLimits = { ...DEFAULT_PEER_LIMITS, ...overrides };
     let net: P2PNetwork | undefined;
-    const banned = (peer: PeerId) => net?.isBanned(peer) ?? false;
-    const node = await createLibp2p({
-      privateKey: await privateKeyFromSeed(o.seed),
-      addresses: { listen: [`/${ip}/${o.host}/tcp/${o.port}`] },
-      transports: [tcp()],
-      connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
-      services: { identify: identify() },
-      connectionMonitor: { enabled: false },
-      connectionGater: { denyInboundEncryptedConnection: banned, denyOutboundConnection: banned },
-      start: false,
-    });
+    const node = await createHost({ seed: o.seed, host: o.host, port: o.port, isBanned: (peer) => net?.isBanned(peer) ?? false });
     net = new P2PNetwork(node, o, limits);
-    await net.start();
+    try {
+      await net.start();
+    } catch (err) {
+      await Promise.resolve(node.stop()).catch(() => undefined);
+      throw new LedgerError('P2P_START_FAILED', `cannot listen on ${o.host}:${o.port}: ${(err as Error).message}`, 'internal', { host: o.host, port: o.port });
+    }
     return net;
   }
 
@@ -143,6 +121,7 @@ export class P2PNetwork extends EventEmitter {
     return this.node.peerId.toString();
   }
 
+  /** Full multiaddrs, each ending in /p2p/<peer id>. */
   listenAddrs(): string[] {
     return this.node.getMultiaddrs().map((a) => a.toString());
   }
@@ -151,8 +130,8 @@ export class P2PNetwork extends EventEmitter {
     return this.peersByKey.size;
   }
 
-  peers(): Array<{ address: Uint8Array; peerId: string; remoteAddr: string }> {
-    return [...this.peersByKey.values()].map((p) => ({ address: p.address, peerId: p.peerId.toString(), remoteAddr: [...p.conns][0]?.remoteAddr.toString() ?? '' }));
+  peers(): PeerInfo[] {
+    return [...this.peersByKey.values()].map((p) => peerInfo(p));
   }
 
   stats(): NetworkStats {
@@ -165,46 +144,38 @@ export class P2PNetwork extends EventEmitter {
 
   /** Queues encoded transactions for every connected peer but `except`; sent in batches. */
   gossipTransactions(txs: Uint8Array[], except?: Uint8Array): void {
-    const skip = except && toHex(except);
-    for (const bytes of txs) {
-      if (this.txQueueBytes > MAX_QUEUED_BYTES) {
-        this.drop('tx-queue-full');
-        continue;
-      }
-      this.txQueue.push({ bytes, except: skip });
-      this.txQueueBytes += bytes.length;
-    }
-    if (this.txQueueBytes >= TX_FLUSH_BYTES) this.flushTxs();
-    else this.txTimer ??= setTimeout(() => this.flushTxs(), TX_FLUSH_MS);
+    if (!this.stopper.signal.aborted) this.txs.add(txs, except && toHex(except));
   }
 
   /** Lowers a peer's score for bad content; at the threshold it is disconnected and banned. */
-  penalize(address: Uint8Array, reason: string, weight = 10): void {
+  penalize(address: Uint8Array, reason: string, weight: number = PENALTY.default): void {
     const key = toHex(address);
+    this.s.penalties++;
     this.o.log.debug({ peer: key, reason, weight }, 'peer penalized');
     if (!this.scores.penalize(key, weight, Date.now())) return;
     this.s.bans++;
     const peer = this.peersByKey.get(key);
-    this.o.log.warn({ address: key, peer_id: peer?.peerId.toString(), reason }, 'peer banned');
+    this.o.log.warn({ address: key, peer_id: peer?.peerId.toString(), reason, ban_ms: this.limits.banMs }, 'peer banned');
     for (const c of peer?.conns ?? []) c.abort(new Error(`banned: ${reason}`));
   }
 
+  /** Closes every connection and stops listening and dialing; leaves no timers. */
   async stop(): Promise<void> {
+    if (this.stopper.signal.aborted) return;
     this.stopper.abort();
-    clearTimeout(this.txTimer);
-    this.txTimer = undefined;
+    this.txs.clear();
     await this.node.stop();
     this.peersByKey.clear();
   }
 
   private async start(): Promise<void> {
     for (const kind of ['consensus', 'tx'] as const) {
-      await this.node.handle(this.protocols[kind], (stream, conn) => this.read(kind, stream, conn), { maxInboundStreams: 8 });
+      await this.node.handle(this.protocols[kind], (stream, conn) => this.read(kind, stream, conn), { maxInboundStreams: MAX_INBOUND_STREAMS });
     }
-    this.node.addEventListener('connection:open', (e) => this.onOpen(e.detail));
-    this.node.addEventListener('connection:close', (e) => this.onClose(e.detail));
+    this.node.addEventListener('connection:open', (e) => void this.track(e.detail));
+    this.node.addEventListener('connection:close', (e) => this.untrack(e.detail));
     await this.node.start();
-    for (const addr of this.o.bootstrap) void this.keepDialing(addr);
+    for (const addr of this.o.bootstrap) void keepDialing(this.node, addr, this.stopper.signal, this.o.log);
   }
 
   private isBanned(peer: PeerId): boolean {
@@ -212,143 +183,116 @@ export class P2PNetwork extends EventEmitter {
     return !address || this.scores.isBanned(toHex(address), Date.now());
   }
 
-  private drop(reason: string): void {
-    this.s.dropped[reason] = (this.s.dropped[reason] ?? 0) + 1;
+  private drop(reason: string, count = 1): void {
+    this.s.dropped[reason] = (this.s.dropped[reason] ?? 0) + count;
   }
 
-  private onOpen(conn: Connection): void {
+  /** The peer of a connection, registering it on first sight; undefined (and aborted) when refused. */
+  private track(conn: Connection): Peer | undefined {
+    // a late stream on a closing connection must not bring back a peer that already left
+    if (conn.status !== 'open') return undefined;
     const address = addressOfPeer(conn.remotePeer);
     if (!address || this.scores.isBanned(toHex(address), Date.now())) {
-      conn.abort(new Error('not an accepted peer'));
-      return;
+      conn.abort(new Error(address ? 'banned' : 'not an Ed25519 peer'));
+      return undefined;
     }
     const key = toHex(address);
-    let peer = this.peersByKey.get(key);
-    if (!peer) {
-      const now = Date.now();
-      const l = this.limits;
-      peer = {
-        key,
-        address,
-        peerId: conn.remotePeer,
-        conns: new Set(),
-        out: new Map(),
-        frames: { consensus: new TokenBucket(l.consensusFramesPerSecond, now), tx: new TokenBucket(l.txFramesPerSecond, now) },
-        bytes: { consensus: new TokenBucket(l.consensusBytesPerSecond, now), tx: new TokenBucket(l.txBytesPerSecond, now) },
-      };
-      this.peersByKey.set(key, peer);
-      peer.conns.add(conn);
-      this.o.log.info({ peer_id: conn.remotePeer.toString(), remote: conn.remoteAddr.toString() }, 'peer connected');
-      this.emit('peer:connect', address);
-      return;
+    const known = this.peersByKey.get(key);
+    if (known) {
+      known.conns.add(conn);
+      return known;
     }
-    peer.conns.add(conn);
+    const now = Date.now();
+    this.scores.prune(now);
+    const outbound = (kind: Kind) =>
+      new Outbound(MAX_QUEUED_BYTES, {
+        open: () => this.openStream(p, kind),
+        sent: (bytes) => {
+          this.s.framesOut++;
+          this.s.bytesOut += bytes;
+        },
+        drop: (reason, count) => this.drop(reason, count),
+        openFailed: (err) => this.o.log.debug({ err, peer: key, kind }, 'could not open a stream'),
+      });
+    const p = newPeer({ key, address, conn, limits: this.limits, outbound, now });
+    this.peersByKey.set(key, p);
+    this.o.log.info({ peer_id: conn.remotePeer.toString(), remote: conn.remoteAddr.toString() }, 'peer connected');
+    this.emit('peer:connect', peerInfo(p));
+    return p;
   }
 
-  private onClose(conn: Connection): void {
+  private untrack(conn: Connection): void {
     const address = addressOfPeer(conn.remotePeer);
     const peer = address && this.peersByKey.get(toHex(address));
     if (!peer || !peer.conns.delete(conn) || peer.conns.size > 0) return;
     this.peersByKey.delete(peer.key);
     this.o.log.info({ peer_id: conn.remotePeer.toString() }, 'peer disconnected');
-    this.emit('peer:disconnect', peer.address);
+    this.emit('peer:disconnect', peerInfo(peer, conn));
   }
 
   // ---- sending ----
 
-  private send(peer: Peer, kind: Kind, payload: Uint8Array): void {
-    const frame = encodeFrame(payload);
-    let out = peer.out.get(kind);
-    if (!out) {
-      out = { stream: undefined, opening: false, queue: [], queuedBytes: 0 };
-      peer.out.set(kind, out);
-    }
-    if (out.stream?.status === 'open' && out.queue.length === 0) {
-      if (out.stream.writeBufferLength > MAX_QUEUED_BYTES) return this.drop('backpressure');
-      this.write(out.stream, frame);
-      return;
-    }
-    if (out.queuedBytes + frame.length > MAX_QUEUED_BYTES) return this.drop('backpressure');
-    out.queue.push(frame);
-    out.queuedBytes += frame.length;
-    if (!out.opening) void this.open(peer, kind, out);
+  /** The frame of a payload, once for all its recipients; undefined (dropped) when peers would refuse it. */
+  private frame(kind: Kind, payload: Uint8Array): Uint8Array | undefined {
+    if (this.stopper.signal.aborted) return undefined;
+    // the codec refuses any consensus message above MAX_SYNC_RESPONSE_BYTES
+    const cap = kind === 'consensus' ? Math.min(this.limits.maxConsensusFrameBytes, MAX_SYNC_RESPONSE_BYTES) : this.limits.maxTxFrameBytes;
+    if (payload.length <= cap) return encodeFrame(payload);
+    // the peer would reset the stream or fail to decode it, and penalize us
+    this.o.log.warn({ kind, size: payload.length, cap }, 'not sending a message above the size cap');
+    this.drop(`too-large-${kind}`);
+    return undefined;
   }
 
-  private write(stream: Stream, frame: Uint8Array): void {
-    try {
-      stream.send(frame);
-      this.s.framesOut++;
-      this.s.bytesOut += frame.length;
-    } catch {
-      this.drop('stream-closed');
-    }
+  private send(peer: Peer, kind: Kind, frame: Uint8Array | undefined): void {
+    if (frame && !this.stopper.signal.aborted) peer.out[kind].send(frame);
   }
 
-  private async open(peer: Peer, kind: Kind, out: Outbound): Promise<void> {
-    out.opening = true;
-    try {
-      const conn = [...peer.conns].find((c) => c.status === 'open');
-      if (!conn) throw new Error('no open connection');
-      const stream = await conn.newStream(this.protocols[kind], { signal: AbortSignal.any([this.stopper.signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)]) });
-      out.stream = stream;
-      stream.addEventListener('close', () => {
-        if (out.stream === stream) out.stream = undefined;
-      });
-      for (const frame of out.queue) this.write(stream, frame);
-    } catch (err) {
-      for (let i = 0; i < out.queue.length; i++) this.drop('open-failed');
-      this.o.log.debug({ err, peer: peer.key, kind }, 'could not open a stream');
-    } finally {
-      out.queue = [];
-      out.queuedBytes = 0;
-      out.opening = false;
-    }
+  private openStream(peer: Peer, kind: Kind): Promise<Stream> {
+    const conn = [...peer.conns].find((c) => c.status === 'open');
+    if (!conn) return Promise.reject(new Error('no open connection'));
+    return conn.newStream(this.protocols[kind], { signal: AbortSignal.any([this.stopper.signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)]) });
   }
 
-  private flushTxs(): void {
-    clearTimeout(this.txTimer);
-    this.txTimer = undefined;
-    const queue = this.txQueue;
-    this.txQueue = [];
-    this.txQueueBytes = 0;
+  private flushTxs(queue: QueuedTx[]): void {
+    const excepted = new Set(queue.map((q) => q.except));
+    let common: Array<Uint8Array | undefined> | undefined;
+    const encode = (txs: Uint8Array[]) => {
+      const { batches, skipped } = encodeTxBatches(txs);
+      if (skipped > 0) this.drop('tx-bad-size', skipped);
+      return batches.map((b) => this.frame('tx', b));
+    };
     for (const peer of this.peersByKey.values()) {
-      const mine = queue.filter((q) => q.except !== peer.key).map((q) => q.bytes);
-      for (let i = 0; i < mine.length; i += MAX_TXS_PER_BATCH) this.send(peer, 'tx', encodeTxBatch(mine.slice(i, i + MAX_TXS_PER_BATCH)));
+      // most peers get the same batches: encode those once
+      const batches = excepted.has(peer.key) ? encode(queue.filter((q) => q.except !== peer.key).map((q) => q.bytes)) : (common ??= encode(queue.map((q) => q.bytes)));
+      for (const frame of batches) this.send(peer, 'tx', frame);
     }
   }
 
   // ---- receiving ----
 
   private read(kind: Kind, stream: Stream, conn: Connection): void {
-    const address = addressOfPeer(conn.remotePeer);
-    if (!address) return stream.abort(new Error('not an Ed25519 peer'));
-    const key = toHex(address);
-    const decoder = new FrameDecoder(kind === 'consensus' ? this.limits.maxConsensusFrameBytes : this.limits.maxTxFrameBytes);
-    stream.addEventListener('message', (e) => {
-      const chunk = e.data instanceof Uint8Array ? e.data : e.data.subarray();
-      // a plain view, not a Buffer, so decoded fields compare and serialize like any Uint8Array
-      const data = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      let frames: Uint8Array[];
-      try {
-        frames = decoder.push(data);
-      } catch (err) {
-        this.penalize(address, 'frame-too-large', 50);
-        stream.abort(err as Error);
-        return;
-      }
-      const peer = this.peersByKey.get(key);
-      for (const frame of frames) {
+    // a stream can beat the connection:open event
+    const peer = this.track(conn);
+    if (!peer) return stream.abort(new Error('refused peer'));
+    readFrames(stream, {
+      maxFrameBytes: kind === 'consensus' ? this.limits.maxConsensusFrameBytes : this.limits.maxTxFrameBytes,
+      frames: peer.frames[kind],
+      bytes: peer.bytes[kind],
+      stopped: () => this.stopper.signal.aborted,
+      received: (bytes) => {
         this.s.framesIn++;
-        this.s.bytesIn += frame.length + 4;
-        if (!peer) return this.drop('unknown-peer');
-        const now = Date.now();
-        if (!peer.frames[kind].take(1, now) || !peer.bytes[kind].take(frame.length, now)) {
-          this.drop(`rate-limited-${kind}`);
-          this.penalize(address, `rate-limited-${kind}`, 2);
-          continue;
-        }
-        this.deliver(kind, address, frame);
-      }
+        this.s.bytesIn += bytes;
+      },
+      oversized: () => {
+        this.drop(`oversized-${kind}`);
+        this.penalize(peer.address, `oversized-${kind}-frame`, PENALTY.oversizedFrame);
+      },
+      rateLimited: () => {
+        this.drop(`rate-limited-${kind}`);
+        this.penalize(peer.address, `rate-limited-${kind}`, PENALTY.rateLimited);
+      },
+      frame: (frame) => this.deliver(kind, peer.address, frame),
     });
   }
 
@@ -359,9 +303,13 @@ export class P2PNetwork extends EventEmitter {
         msg = decodeMessage(frame);
       } catch {
         this.drop('undecodable-consensus');
-        return this.penalize(from, 'undecodable-consensus', 20);
+        return this.penalize(from, 'undecodable-consensus', PENALTY.undecodable);
       }
-      this.consensusHandler?.(from, msg);
+      try {
+        this.consensusHandler?.(from, msg);
+      } catch (err) {
+        this.o.log.error({ err, type: msg.type }, 'consensus message handler failed');
+      }
       return;
     }
     let txs: Uint8Array[];
@@ -369,54 +317,12 @@ export class P2PNetwork extends EventEmitter {
       txs = decodeTxBatch(frame);
     } catch {
       this.drop('undecodable-tx-batch');
-      return this.penalize(from, 'undecodable-tx-batch', 20);
+      return this.penalize(from, 'undecodable-tx-batch', PENALTY.undecodable);
     }
-    Promise.resolve(this.txHandler?.(txs, from)).catch((err: unknown) => this.o.log.error({ err }, 'transaction handler failed'));
-  }
-
-  // ---- dialing ----
-
-  /** Dials a bootstrap address whenever its peer is not connected, backing off on failure. */
-  private async keepDialing(addr: string): Promise<void> {
-    const signal = this.stopper.signal;
-    let target;
     try {
-      target = multiaddr(addr);
+      Promise.resolve(this.txHandler?.(txs, from)).catch((err: unknown) => this.o.log.error({ err }, 'transaction handler failed'));
     } catch (err) {
-      this.o.log.error({ err, addr }, 'bad bootstrap address; skipped');
-      return;
-    }
-    const named = target.getComponents().find((c) => c.name === 'p2p')?.value;
-    let peerId: PeerId | undefined = named ? peerIdFromString(named) : undefined;
-    if (peerId?.equals(this.node.peerId)) return;
-    let delay = REDIAL_MIN_MS;
-    while (!signal.aborted) {
-      const connected = peerId !== undefined && this.node.getConnections(peerId).length > 0;
-      if (!connected) {
-        try {
-          const conn = await this.node.dial(target, { signal: AbortSignal.any([signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)]) });
-          peerId = conn.remotePeer;
-          if (peerId.equals(this.node.peerId)) return;
-          delay = REDIAL_MIN_MS;
-        } catch (err) {
-          if (signal.aborted) return;
-          this.o.log.debug({ err, addr }, 'bootstrap dial failed');
-          delay = Math.min(delay * 2, REDIAL_MAX_MS);
-        }
-      }
-      await sleep(connected ? REDIAL_MAX_MS : delay, signal);
+      this.o.log.error({ err }, 'transaction handler failed');
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -8,3 +8,22 @@ export const MAX_UNBONDING_ENTRIES = 32;
 export const MAX_REPUTATION = 1000;
 /** reputation of a validator record created by a first Stake */
 export const INITIAL_REPUTATION = 0;
+
+/**
+ * Validators and epochs (docs/protocol.md, "Validators and epochs"). Epoch e covers the heights
+ * [e * EPOCH_LENGTH, (e + 1) * EPOCH_LENGTH); the block at the last height of an epoch computes the
+ * next epoch's validator set after its transactions.
+ */
+export const EPOCH_LENGTH = 100;
+/** the consensus weight of tiers 1, 2 and 3 (index 0 is tier 1); below tier 1 there is no weight */
+export const TIER_WEIGHTS = [1n, 2n, 3n] as const;
+/** at most this many validators in one epoch's set: by weight, then stake, then address */
+export const MAX_ACTIVE_VALIDATORS = 100;
+/** BLS public keys are 48-byte compressed G1 points (min-pk), signatures 96-byte compressed G2 points */
+export const BLS_PUBLIC_KEY_LENGTH = 48;
+export const BLS_SIGNATURE_LENGTH = 96;
+/**
+ * At most this many ValidatorRegister and SubmitEvidence transactions in one block: each costs every
+ * validator one or two pairing checks (about 40 ms each), so a block full of them would stall rounds.
+ */
+export const MAX_BLS_PAYLOADS_PER_BLOCK = 4;

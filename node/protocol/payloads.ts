@@ -1,8 +1,9 @@
 import { invalid } from '../errors.js';
 import { ADDRESS_LENGTH, formatAddress, parseAddress } from './address.js';
 import { amountFromJson } from './amount.js';
-import { ByteReader, ByteWriter } from './bytes.js';
+import { ByteReader, ByteWriter, bytesEqual, fromHex, toHex } from './bytes.js';
 import { parseDid } from './did.js';
+import { BLS_PUBLIC_KEY_LENGTH, BLS_SIGNATURE_LENGTH } from './params.js';
 
 /**
  * Transaction payloads. The JSON form is externally tagged (`{"Transfer": {...}}`); the binary
@@ -16,12 +17,27 @@ export interface ServiceEndpoint {
   serviceEndpoint: string;
 }
 
+/** One of the two signed votes of equivocation evidence: the block it voted for and its BLS signature. */
+export interface SignedVoteRef {
+  height: number;
+  blockHash: Uint8Array;
+  signature: Uint8Array;
+}
+
+/** A double proposal is also a double vote: a proposal's signature is its leader's vote on the block. */
+export type EquivocationKind = 'double-vote' | 'double-proposal';
+export const EQUIVOCATION_KINDS: readonly EquivocationKind[] = ['double-vote', 'double-proposal'];
+
 export type Payload =
   | { kind: 'Transfer'; to: Uint8Array; amount: bigint }
   | { kind: 'Stake'; amount: bigint }
   | { kind: 'Unstake'; amount: bigint }
   | { kind: 'DidCreate'; service: ServiceEndpoint[] }
-  | { kind: 'DidDeactivate'; did: string };
+  | { kind: 'DidDeactivate'; did: string }
+  /** the sender's BLS vote key and its proof of possession (protocol/validator-keys.ts) */
+  | { kind: 'ValidatorRegister'; blsPublicKey: Uint8Array; proofOfPossession: Uint8Array }
+  /** two vote signatures of `validator` in `round` for different blocks (the shape of ledger_getEvidence) */
+  | { kind: 'SubmitEvidence'; evidence: EquivocationKind; round: number; validator: Uint8Array; first: SignedVoteRef; second: SignedVoteRef };
 
 export type PayloadKind = Payload['kind'];
 export type PayloadOf<K extends PayloadKind> = Extract<Payload, { kind: K }>;
@@ -155,7 +171,114 @@ const didDeactivate: PayloadCodec<'DidDeactivate'> = {
   toJson: (p) => ({ did: p.did }),
 };
 
-const codecs: PayloadCodec[] = [transfer, amountCodec('Stake', 1), amountCodec('Unstake', 2), didCreate, didDeactivate] as PayloadCodec[];
+/** Fixed-length bytes from JSON: lowercase hex (the standard form) or an array of byte values (the raw form). */
+function fixedBytesFromJson(value: unknown, length: number, what: string): Uint8Array {
+  try {
+    return typeof value === 'string' ? fromHex(value, length, what) : byteArrayFromJson(value, length, what);
+  } catch {
+    throw invalid('MALFORMED_PAYLOAD', `${what} must be ${length} bytes: lowercase hex or an array of byte values`);
+  }
+}
+
+function fixedBytesToJson(bytes: Uint8Array, form: JsonForm): string | number[] {
+  return form === 'raw' ? Array.from(bytes) : toHex(bytes);
+}
+
+/** Rounds and heights: u64 on the wire, but no larger than 2^53 - 1 (JSON numbers, and the engine's). */
+function heightFromWire(n: bigint, what: string): number {
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid('MALFORMED_PAYLOAD', `${what} must be at most 2^53 - 1`);
+  return Number(n);
+}
+
+function heightFromJson(value: unknown, what: string): number {
+  const n = typeof value === 'bigint' ? value : typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : -1n;
+  if (n < 0n) throw invalid('MALFORMED_PAYLOAD', `${what} must be a non-negative integer`);
+  return heightFromWire(n, what);
+}
+
+const validatorRegister: PayloadCodec<'ValidatorRegister'> = {
+  kind: 'ValidatorRegister',
+  tag: 16,
+  encode: (w, p) => void w.bytes(p.blsPublicKey).bytes(p.proofOfPossession),
+  decode: (r) => ({ kind: 'ValidatorRegister', blsPublicKey: r.bytes(BLS_PUBLIC_KEY_LENGTH), proofOfPossession: r.bytes(BLS_SIGNATURE_LENGTH) }),
+  fromJson(body) {
+    fields(body, 'ValidatorRegister', ['bls_public_key', 'proof_of_possession']);
+    return {
+      kind: 'ValidatorRegister',
+      blsPublicKey: fixedBytesFromJson(body.bls_public_key, BLS_PUBLIC_KEY_LENGTH, 'ValidatorRegister.bls_public_key'),
+      proofOfPossession: fixedBytesFromJson(body.proof_of_possession, BLS_SIGNATURE_LENGTH, 'ValidatorRegister.proof_of_possession'),
+    };
+  },
+  toJson: (p, form) => ({ bls_public_key: fixedBytesToJson(p.blsPublicKey, form), proof_of_possession: fixedBytesToJson(p.proofOfPossession, form) }),
+};
+
+/** The same rule in both decoders: the two votes must be for different blocks. */
+function evidencePair(p: PayloadOf<'SubmitEvidence'>): PayloadOf<'SubmitEvidence'> {
+  if (p.first.height === p.second.height && bytesEqual(p.first.blockHash, p.second.blockHash)) {
+    throw invalid('MALFORMED_PAYLOAD', 'SubmitEvidence: first and second must be votes for different blocks');
+  }
+  return p;
+}
+
+function signedVoteFromJson(value: unknown, what: string): SignedVoteRef {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('MALFORMED_PAYLOAD', `${what} must be an object`);
+  const o = value as Record<string, unknown>;
+  fields(o, what, ['height', 'block_hash', 'signature']);
+  return {
+    height: heightFromJson(o.height, `${what}.height`),
+    blockHash: fixedBytesFromJson(o.block_hash, 32, `${what}.block_hash`),
+    signature: fixedBytesFromJson(o.signature, BLS_SIGNATURE_LENGTH, `${what}.signature`),
+  };
+}
+
+const submitEvidence: PayloadCodec<'SubmitEvidence'> = {
+  kind: 'SubmitEvidence',
+  tag: 17,
+  encode(w, p) {
+    w.u8(EQUIVOCATION_KINDS.indexOf(p.evidence)).u64(BigInt(p.round)).bytes(p.validator);
+    for (const v of [p.first, p.second]) w.u64(BigInt(v.height)).bytes(v.blockHash).bytes(v.signature);
+  },
+  decode(r) {
+    const evidence = EQUIVOCATION_KINDS[r.u8()];
+    if (!evidence) throw invalid('MALFORMED_PAYLOAD', 'SubmitEvidence: unknown evidence kind');
+    const round = heightFromWire(r.u64(), 'SubmitEvidence.round');
+    const validator = r.bytes(ADDRESS_LENGTH);
+    const vote = (what: string): SignedVoteRef => ({ height: heightFromWire(r.u64(), what), blockHash: r.bytes(32), signature: r.bytes(BLS_SIGNATURE_LENGTH) });
+    const first = vote('SubmitEvidence.first.height');
+    return evidencePair({ kind: 'SubmitEvidence', evidence, round, validator, first, second: vote('SubmitEvidence.second.height') });
+  },
+  fromJson(body) {
+    fields(body, 'SubmitEvidence', ['kind', 'round', 'validator', 'first', 'second']);
+    const evidence = body.kind as EquivocationKind;
+    if (!EQUIVOCATION_KINDS.includes(evidence)) throw invalid('MALFORMED_PAYLOAD', `SubmitEvidence.kind must be one of ${EQUIVOCATION_KINDS.join(', ')}`);
+    return evidencePair({
+      kind: 'SubmitEvidence',
+      evidence,
+      round: heightFromJson(body.round, 'SubmitEvidence.round'),
+      validator: addressFromJson(body.validator, 'SubmitEvidence.validator'),
+      first: signedVoteFromJson(body.first, 'SubmitEvidence.first'),
+      second: signedVoteFromJson(body.second, 'SubmitEvidence.second'),
+    });
+  },
+  toJson: (p, form) => ({
+    kind: p.evidence,
+    round: p.round,
+    validator: form === 'raw' ? Array.from(p.validator) : formatAddress(p.validator),
+    first: { height: p.first.height, block_hash: fixedBytesToJson(p.first.blockHash, form), signature: fixedBytesToJson(p.first.signature, form) },
+    second: { height: p.second.height, block_hash: fixedBytesToJson(p.second.blockHash, form), signature: fixedBytesToJson(p.second.signature, form) },
+  }),
+};
+
+/** Tags 5 to 15 are left to the credential and recovery payloads; validator payloads start at 16. */
+const codecs: PayloadCodec[] = [
+  transfer,
+  amountCodec('Stake', 1),
+  amountCodec('Unstake', 2),
+  didCreate,
+  didDeactivate,
+  validatorRegister,
+  submitEvidence,
+] as PayloadCodec[];
 const byKind = new Map(codecs.map((c) => [c.kind as string, c]));
 const byTag = new Map(codecs.map((c) => [c.tag, c]));
 

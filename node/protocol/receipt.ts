@@ -6,7 +6,9 @@ export type ReceiptEvent =
   | { type: 'Unstake'; address: string; amount: bigint; release_ms: number }
   | { type: 'UnbondingReleased'; address: string; amount: bigint }
   | { type: 'DidCreated'; did: string }
-  | { type: 'DidDeactivated'; did: string };
+  | { type: 'DidDeactivated'; did: string }
+  | { type: 'ValidatorRegistered'; address: string }
+  | { type: 'ValidatorSlashed'; address: string; round: number };
 
 export interface Receipt {
   tx_hash: string;

@@ -1,13 +1,21 @@
 import { invalid } from '../errors.js';
 import { ADDRESS_LENGTH } from './address.js';
 import { ByteReader, ByteWriter, concatBytes } from './bytes.js';
+import { BLS_PUBLIC_KEY_LENGTH } from './params.js';
 import type { ServiceEndpoint } from './payloads.js';
 
 /**
  * The entries of chain state. Each is stored under a one-byte prefix plus its identifier, and its
  * canonical encoding is what the state tree commits to. Changing an encoding is a hard fork.
  */
-export const STATE_PREFIX = { account: 0x01, validator: 0x02, did: 0x03 } as const;
+export const STATE_PREFIX = { account: 0x01, validator: 0x02, did: 0x03, chain: 0x10 } as const;
+
+/**
+ * Chain-wide entries (one of each), under the `chain` prefix and a one-byte name. The prefix is well
+ * clear of the per-entity prefixes that credentials and recovery will add.
+ */
+export const VALIDATOR_SET_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x01);
+export const VALIDATOR_CANDIDATES_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x02);
 
 export function accountKey(address: Uint8Array): Uint8Array {
   return prefixed(STATE_PREFIX.account, address);
@@ -57,23 +65,41 @@ export interface ValidatorRecord {
   unbonding: UnbondingEntry[];
   /** 0 to 1000 */
   reputation: number;
+  /**
+   * A member of the current epoch's validator set. Execution sets it at genesis and at each epoch
+   * boundary (execution/validator-set.ts), never on Stake or Unstake: those count from the next epoch.
+   */
   active: boolean;
-  /** keys registered at genesis; empty for an account that has only staked */
+  /** the Ed25519 key of the validator's identity: from genesis or from ValidatorRegister; empty otherwise */
   ed25519PublicKey: Uint8Array;
+  /** the BLS vote key (48-byte G1): from genesis or from ValidatorRegister; empty otherwise */
   blsPublicKey: Uint8Array;
+  /**
+   * Set for good by SubmitEvidence (proven equivocation). A slashed validator is never in a set
+   * again. Absent means false; records written before the flag existed encode and decode unchanged.
+   */
+  slashed?: boolean;
 }
 
+/** The flag bits of the optional trailing byte of a validator record. */
+const VALIDATOR_FLAG_SLASHED = 0x01;
+
+/**
+ * staked u128 ‖ u16 n ‖ n × (amount u128 ‖ release_ms u64) ‖ reputation u16 ‖ active u8
+ * ‖ u16 len ‖ ed25519 key ‖ u16 len ‖ BLS key [‖ flags u8, only when non-zero]
+ */
 export function encodeValidator(v: ValidatorRecord): Uint8Array {
   const w = new ByteWriter().u128(v.staked).u16(v.unbonding.length);
   for (const u of v.unbonding) w.u128(u.amount).u64(BigInt(u.releaseMs));
-  return w
-    .u16(v.reputation)
+  w.u16(v.reputation)
     .u8(v.active ? 1 : 0)
     .u16(v.ed25519PublicKey.length)
     .bytes(v.ed25519PublicKey)
     .u16(v.blsPublicKey.length)
-    .bytes(v.blsPublicKey)
-    .finish();
+    .bytes(v.blsPublicKey);
+  const flags = v.slashed ? VALIDATOR_FLAG_SLASHED : 0;
+  if (flags !== 0) w.u8(flags);
+  return w.finish();
 }
 
 export function decodeValidator(bytes: Uint8Array): ValidatorRecord {
@@ -81,9 +107,84 @@ export function decodeValidator(bytes: Uint8Array): ValidatorRecord {
   const staked = r.u128();
   const unbonding: UnbondingEntry[] = [];
   for (let n = r.u16(), i = 0; i < n; i++) unbonding.push({ amount: r.u128(), releaseMs: Number(r.u64()) });
-  const v = { staked, unbonding, reputation: r.u16(), active: r.u8() === 1, ed25519PublicKey: r.bytes(r.u16()), blsPublicKey: r.bytes(r.u16()) };
+  const v: ValidatorRecord = { staked, unbonding, reputation: r.u16(), active: r.u8() === 1, ed25519PublicKey: r.bytes(r.u16()), blsPublicKey: r.bytes(r.u16()) };
+  if (r.remaining > 0) {
+    const flags = r.u8();
+    // one encoding per record: a zero flags byte is never written, and no other bit is defined
+    if (flags === 0 || (flags & ~VALIDATOR_FLAG_SLASHED) !== 0) throw invalid('BAD_VALIDATOR_RECORD', `validator record flags ${flags} are not canonical`);
+    v.slashed = true;
+  }
   r.end();
   return v;
+}
+
+/** One member of an epoch's validator set; the same shape as consensus's `Validator`. */
+export interface ValidatorSetMember {
+  address: Uint8Array;
+  blsPublicKey: Uint8Array;
+  weight: bigint;
+}
+
+/** The validator set of one epoch, in canonical order (ascending address). */
+export interface ValidatorSetRecord {
+  epoch: number;
+  /** the first height of the epoch */
+  firstHeight: number;
+  validators: ValidatorSetMember[];
+}
+
+/** epoch u64 ‖ first_height u64 ‖ u16 n ‖ n × (address[20] ‖ bls_public_key[48] ‖ weight u64), addresses ascending */
+export function encodeValidatorSet(s: ValidatorSetRecord): Uint8Array {
+  const w = new ByteWriter().u64(BigInt(s.epoch)).u64(BigInt(s.firstHeight)).u16(s.validators.length);
+  for (const v of s.validators) {
+    if (v.address.length !== ADDRESS_LENGTH || v.blsPublicKey.length !== BLS_PUBLIC_KEY_LENGTH) throw new RangeError('a validator set member needs a 20-byte address and a 48-byte BLS key');
+    w.bytes(v.address).bytes(v.blsPublicKey).u64(v.weight);
+  }
+  return w.finish();
+}
+
+export function decodeValidatorSet(bytes: Uint8Array): ValidatorSetRecord {
+  const r = new ByteReader(bytes);
+  const epoch = Number(r.u64());
+  const firstHeight = Number(r.u64());
+  const validators: ValidatorSetMember[] = [];
+  for (let n = r.u16(), i = 0; i < n; i++) validators.push({ address: r.bytes(ADDRESS_LENGTH), blsPublicKey: r.bytes(BLS_PUBLIC_KEY_LENGTH), weight: r.u64() });
+  r.end();
+  ascending(validators.map((v) => v.address), 'validator set');
+  return { epoch, firstHeight, validators };
+}
+
+/**
+ * The addresses that could be in the next set (staked at least the tier-1 minimum, a registered BLS
+ * key, not slashed), ascending: execution cannot list state by prefix, so it keeps this index.
+ * u32 n ‖ n × address[20]
+ */
+export function encodeCandidates(addresses: readonly Uint8Array[]): Uint8Array {
+  const w = new ByteWriter().bytes(u32(addresses.length));
+  for (const a of addresses) w.bytes(a);
+  return w.finish();
+}
+
+export function decodeCandidates(bytes: Uint8Array): Uint8Array[] {
+  const r = new ByteReader(bytes);
+  const n = new DataView(r.bytes(4).buffer).getUint32(0);
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < n; i++) out.push(r.bytes(ADDRESS_LENGTH));
+  r.end();
+  ascending(out, 'validator candidates');
+  return out;
+}
+
+function u32(n: number): Uint8Array {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setUint32(0, n);
+  return b;
+}
+
+function ascending(addresses: Uint8Array[], what: string): void {
+  for (let i = 1; i < addresses.length; i++) {
+    if (Buffer.compare(addresses[i - 1]!, addresses[i]!) >= 0) throw invalid('BAD_VALIDATOR_SET', `${what}: addresses must be strictly ascending`);
+  }
 }
 
 export interface DidRecord {

@@ -4,6 +4,7 @@ import type { Block } from '../protocol/block.js';
 import { ByteReader, ByteWriter, bytesEqual, fromHex, toHex, utf8 } from '../protocol/bytes.js';
 import type { Receipt } from '../protocol/receipt.js';
 import type { Transaction } from '../protocol/transaction.js';
+import { StateCache } from './state-cache.js';
 import { CachedNodeReader, type TreeNodeReader } from './tree/index.js';
 import type { Database, StoreOp } from './db.js';
 import {
@@ -59,7 +60,7 @@ export class ChainStore {
   readonly blocks: BlockRepository;
   readonly receipts: ReceiptRepository;
   readonly txIndex: TxIndexRepository;
-  private readonly state: StateReader;
+  private readonly state: StateCache;
   private readonly nodes: CachedNodeReader;
   private current: ChainHead | undefined;
   private genesis: Uint8Array | undefined;
@@ -71,7 +72,7 @@ export class ChainStore {
     readonly chainId: string,
     treeCacheNodes: number,
   ) {
-    this.state = { get: (key) => db.state.get(key) };
+    this.state = new StateCache({ get: (key) => db.state.get(key) });
     this.nodes = new CachedNodeReader({ getNode: (hash) => db.tree.get(hash) }, treeCacheNodes);
     this.accounts = new AccountRepository(this.state);
     this.validators = new ValidatorRepository(this.state, db.state);
@@ -189,6 +190,7 @@ export class ChainStore {
     ops.push({ type: 'put', sublevel: this.db.meta, key: META.head, value: encodeHead(head) });
     await this.db.root.batch(ops);
     this.current = head;
+    this.state.apply(args.changes);
     this.nodes.add(args.treeNodes);
   }
 }

@@ -13,7 +13,7 @@ import { LedgerError } from '../errors.js';
  *   event = u8 tag || fields (strings are u16-length UTF-8, amounts u128, times u64)
  */
 
-const TAG = { Transfer: 0, Stake: 1, Unstake: 2, UnbondingReleased: 3, DidCreated: 4, DidDeactivated: 5 } as const;
+const TAG = { Transfer: 0, Stake: 1, Unstake: 2, UnbondingReleased: 3, DidCreated: 4, DidDeactivated: 5, ValidatorRegistered: 6, ValidatorSlashed: 7 } as const;
 
 export function encodeReceipt(r: Receipt): Uint8Array {
   const w = new ByteWriter()
@@ -63,6 +63,12 @@ function writeEvent(w: ByteWriter, e: ReceiptEvent): void {
     case 'DidDeactivated':
       w.str(e.did);
       return;
+    case 'ValidatorRegistered':
+      w.str(e.address);
+      return;
+    case 'ValidatorSlashed':
+      w.str(e.address).u64(BigInt(e.round));
+      return;
     default:
       throw unknownEvent((e satisfies never as { type: string }).type);
   }
@@ -83,6 +89,10 @@ function readEvent(r: ByteReader): ReceiptEvent {
       return { type: 'DidCreated', did: r.str() };
     case TAG.DidDeactivated:
       return { type: 'DidDeactivated', did: r.str() };
+    case TAG.ValidatorRegistered:
+      return { type: 'ValidatorRegistered', address: r.str() };
+    case TAG.ValidatorSlashed:
+      return { type: 'ValidatorSlashed', address: r.str(), round: Number(r.u64()) };
     default:
       throw unknownEvent(String(tag));
   }

@@ -27,6 +27,52 @@ t.test('histogram quantiles from bucket deltas, summed over nodes', async (t) =>
   t.equal(histogram(delta, 'missing_seconds'), undefined, 'absent: undefined, never invented');
 });
 
+t.test('the text format: labels with spaces and braces, timestamps, infinities, junk', async (t) => {
+  const s = parsePrometheus(
+    [
+      '# HELP a help text',
+      'a 1',
+      'b{reason="too big { } \\" x",peer="p"} 2 1712345678000',
+      '  c_total{x="1"}   3.5e2  ',
+      'd +Inf',
+      'e NaN',
+      'f{unterminated="x 4',
+      'g',
+      '',
+    ].join('\n'),
+  );
+  t.same(
+    [...s],
+    [
+      ['a', 1],
+      ['b{reason="too big { } \\" x",peer="p"}', 2],
+      ['c_total{x="1"}', 350],
+      ['d', Infinity],
+    ],
+  );
+});
+
+t.test('histograms: several label sets summed, the +Inf bucket, a window with nothing in it', async (t) => {
+  const s = parsePrometheus(`h_seconds_bucket{node="a",le="0.5"} 2
+h_seconds_bucket{node="a",le="1"} 2
+h_seconds_bucket{node="a",le="+Inf"} 4
+h_seconds_sum{node="a"} 40
+h_seconds_count{node="a"} 4
+h_seconds_bucket{node="b",le="0.5"} 2
+h_seconds_bucket{node="b",le="1"} 2
+h_seconds_bucket{node="b",le="+Inf"} 2
+h_seconds_sum{node="b"} 0.5
+h_seconds_count{node="b"} 2
+`);
+  const h = histogram(s, 'h_seconds')!;
+  t.equal(h.count, 6);
+  t.equal(h.over_last_bucket, 2, 'two observations above 1 s');
+  t.equal(h.p50_ms, 375, 'rank 3 of 4 in the first bucket: 0.5 * 3/4');
+  t.equal(h.p99_ms, 1000, 'in +Inf: reads as the highest finite bound');
+  const nothing = histogram(combine(s, s, -1), 'h_seconds')!;
+  t.same(nothing, { count: 0, mean_ms: null, p50_ms: null, p90_ms: null, p99_ms: null, over_last_bucket: 0 }, 'present but empty: no numbers');
+});
+
 t.test('nearest-rank percentiles', async (t) => {
   const v = Array.from({ length: 100 }, (_, i) => i + 1);
   t.equal(percentile(v, 50), 50);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { BlockSync, collectAncestors } from '../../node/consensus/sync.js';
-import { blockHash, type Block, type BlockHeader } from '../../node/protocol/block.js';
+import { blockHash, encodeBlock, type Block, type BlockHeader } from '../../node/protocol/block.js';
 import { toHex } from '../../node/protocol/bytes.js';
 import { genesisBlock } from './harness.js';
 
@@ -32,6 +32,10 @@ t.test('collectAncestors walks back from the hash, oldest first, above the stop 
   t.equal(capped.length, 64, 'never more than MAX_SYNC_BLOCKS');
   t.equal(capped[63]!.header.height, 100);
   t.same(await collectAncestors(new Uint8Array(32).fill(7), 0, 10, lookup), [], 'unknown hash: nothing');
+  const one = encodeBlock(blocks[10]!).length + 8;
+  const bySize = await collectAncestors(blocks[10]!.hash, 0, 64, lookup, 3 * one);
+  t.same(bySize.map((b) => b.header.height), [8, 9, 10], 'a byte budget keeps the newest blocks');
+  t.equal((await collectAncestors(blocks[10]!.hash, 0, 64, lookup, 1)).length, 1, 'the requested block always goes');
 });
 
 t.test('BlockSync accepts only answers it asked for, linked by parent hashes and QCs', async (t) => {

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap';
 import { buildTransfer, signAndEncode, waitForReceipt } from '../../node/client/index.js';
 import { generateAccountKey } from '../../node/config/keyfile.js';
+import { parseAddress } from '../../node/protocol/address.js';
 import { Cluster } from './cluster.js';
 
 /**
@@ -50,7 +51,9 @@ t.test('four validators survive crashes', async (t) => {
 
   t.test('kill -9 the next leader: a silent leader costs a timeout, not the chain', async (t) => {
     const round = (await c.metric(0, 'ledger_round')) ?? 0;
-    const victim = (round + 1) % N; // validators lead in genesis order, one round each
+    // Validators lead one round each, in ascending address-byte order.
+    const order = [...c.nodes].sort((x, y) => Buffer.compare(parseAddress(x.address), parseAddress(y.address)));
+    const victim = order[(round + 1) % N]!.index;
     await c.kill9(victim);
     const alive = all.filter((i) => i !== victim);
     const before = await c.seq(alive[0]!);

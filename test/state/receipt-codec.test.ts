@@ -16,6 +16,8 @@ const receipt: Receipt = {
     { type: 'UnbondingReleased', address: 'addr', amount: 9007199254740993n },
     { type: 'DidCreated', did: 'did:ledger:testnet:x' },
     { type: 'DidDeactivated', did: 'did:ledger:testnet:y' },
+    { type: 'ValidatorRegistered', address: 'addr' },
+    { type: 'ValidatorSlashed', address: 'addr', round: 2 ** 50 },
   ],
   block_hash: '0b'.repeat(32),
   block_seq: 7,

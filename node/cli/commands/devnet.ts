@@ -10,22 +10,25 @@ export const devnetHelp = `ledger devnet: run a local network of several validat
 Usage: ledger devnet [options]
 
 Generates one genesis for N validators and a data directory per node under <dir>
-(reused on the next run, so the chain resumes; --reset starts over), then runs one
-"ledger start" process per node. Node i serves JSON-RPC on 127.0.0.1:<rpc-port + i>,
-libp2p on 127.0.0.1:<p2p-port + i> and its plugins on their default ports + 10 i; every
-node bootstraps from all the others. Each node logs to <dir>/node-<i>/node.log.
-Ctrl-C (SIGINT) or SIGTERM stops every node and exits.
+(reused on the next run with the same N, so the chain resumes; --reset starts over),
+then runs one "ledger start" process per node. Node i serves JSON-RPC on
+127.0.0.1:<rpc-port + i>, libp2p on 127.0.0.1:<p2p-port + i> and its plugins on their
+default ports + 10 i; every node bootstraps from all the others. Each node logs to
+<dir>/node-<i>/node.log. A node that dies is reported with the end of its log and the
+others keep running. Ctrl-C (SIGINT) or SIGTERM stops every node and exits 0.
 
 Options:
   --validators <n>   number of validators, 1-${MAX_DEVNET_VALIDATORS} (default: 4)
-  --dir <dir>        where the devnet lives (default: ./data/devnet)
+  --dir <dir>        where the devnet lives (default: ./data/devnet); a dir that holds
+                     anything else than a devnet is refused
   --rpc-port <port>  JSON-RPC port of node 0 (default: 8545)
   --p2p-port <port>  libp2p port of node 0 (default: 30333)
-  --plugins <list>   plugins to run on every node: all, none or a comma-separated list
-                     (default: none, so that N nodes fit on one machine)
-  --reset            delete <dir> and generate a new devnet
-  --exit-on-failure  stop the whole devnet when one node dies
-  --json             print one JSON line per node, then {"ready":true,...}
+  --plugins <list>   plugins on every node: all, none or a comma-separated list of
+                     explorer,relay,kyc,wallet (default: all, as "ledger start")
+  --reset            delete the devnet in <dir> and generate a new one
+  --exit-on-failure  stop the whole devnet (exit 1) when one node dies
+  --json             print one JSON line per node (index, address, rpc_url, p2p, log,
+                     dir, pid), then {"ready":true,...} once every node answers
   -h, --help         show this help
 
 The developer account funded at genesis is <dir>/genesis/keys/dev.json; use it with
@@ -33,7 +36,8 @@ The developer account funded at genesis is <dir>/genesis/keys/dev.json; use it w
 
 Examples:
   ledger devnet
-  ledger devnet --validators 7 --rpc-port 9000 --p2p-port 40000 --reset`;
+  ledger devnet --validators 7 --plugins none --reset
+  ledger devnet --validators 4 --rpc-port 9000 --p2p-port 40000 --json`;
 
 export async function runDevnet(argv: string[], io: CliIo): Promise<number> {
   const p = parseCommandArgs('devnet', argv, {
@@ -49,45 +53,54 @@ export async function runDevnet(argv: string[], io: CliIo): Promise<number> {
   const validators = intFlag(p, 'validators', 'devnet', 1, MAX_DEVNET_VALIDATORS) ?? 4;
   const rpcPort = intFlag(p, 'rpc-port', 'devnet', 1, 65535 - validators) ?? defaultConfig().rpc.port;
   const p2pPort = intFlag(p, 'p2p-port', 'devnet', 1, 65535 - validators) ?? defaultConfig().p2p.port;
-  const { plugins, unknown } = parsePluginList(stringFlag(p, 'plugins') ?? 'none');
+  const { plugins, unknown } = parsePluginList(stringFlag(p, 'plugins') ?? 'all');
   if (unknown !== undefined) throw new UsageError(`--plugins names an unknown plugin ${JSON.stringify(unknown)}`, 'devnet');
   const json = p.values.json === true;
+  const exitOnFailure = p.values['exit-on-failure'] === true;
 
   const layout = await prepareDevnet({ dir: resolve(io.cwd, stringFlag(p, 'dir') ?? './data/devnet'), validators, rpcPort, p2pPort, plugins, reset: p.values.reset === true });
-  let failed = false;
+  let exitCode = 0;
   let finish: (code: number) => void = () => {};
   const done = new Promise<number>((r) => (finish = r));
+  let dead = 0;
   const net = startChildren(layout, {
     onExit: (node, code, signal) => {
-      failed = true;
+      dead++;
       io.stderr(`ledger devnet: node ${node.index} exited (${signal ?? `code ${code}`}); last lines of ${node.log}:\n${tailLines(node.log, 15)}\n`);
-      if (p.values['exit-on-failure'] === true) void shutdown('node failure');
+      if (exitOnFailure) void shutdown('a node failed, and --exit-on-failure', 1);
+      else if (dead === layout.nodes.length) void shutdown('every node has exited', 1);
     },
   });
   let closing = false;
-  const shutdown = async (why: string) => {
+  const shutdown = async (why: string, code: number) => {
     if (closing) return;
     closing = true;
-    if (!json) io.stderr(`ledger devnet: stopping (${why})\n`);
+    exitCode = code;
+    io.stderr(`ledger devnet: stopping every node (${why})\n`);
     await net.stop();
-    finish(failed ? 1 : 0);
+    finish(exitCode);
   };
-  const onSignal = (signal: NodeJS.Signals) => void shutdown(signal);
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const onSignal = (signal: NodeJS.Signals) => void shutdown(signal, 0);
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, onSignal);
   try {
     printNodes(io, layout, json, net.children.map((c) => c.proc.pid));
-    await net.ready;
-    if (json) io.stdout(JSON.stringify({ ready: true, chain_id: layout.chainId, dev_key: layout.devKeyFile, dir: layout.dir }) + '\n');
-    else io.stdout(`\nAll ${validators} nodes answer. Ctrl-C stops them.\n`);
+    await Promise.race([net.ready, done]);
+    if (closing) {
+      // stopped (a signal, or a node died with --exit-on-failure) before every node answered
+    } else if (json) io.stdout(JSON.stringify({ ready: true, validators, reused: layout.reused, chain_id: layout.chainId, dev_key: layout.devKeyFile, dir: layout.dir }) + '\n');
+    else {
+      io.stdout(`\nAll ${validators} nodes answer ledger_canonHead. Ctrl-C stops them. Try:\n`);
+      io.stdout(`  ledger tx transfer --key ${layout.devKeyFile} --rpc ${layout.nodes[0]!.rpcUrl} --to <address> --amount 1 --wait\n`);
+    }
   } catch (err) {
-    io.stderr(`ledger devnet: ${(err as Error).message}\n`);
-    failed = true;
-    void shutdown('start failed');
+    if (!closing) {
+      io.stderr(`ledger devnet: ${(err as Error).message}\n`);
+      void shutdown('start failed', 1);
+    }
   }
   const code = await done;
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  for (const s of signals) process.off(s, onSignal);
   return code;
 }
 
