@@ -15,6 +15,7 @@ import { PendingBlocks } from './pending.js';
 export interface BlockSource {
   select(maxCount: number): Transaction[];
   isVerified(hash: string): boolean;
+  markVerified(hash: string): void;
   readonly size: number;
 }
 
@@ -122,9 +123,10 @@ export class ChainApp extends EventEmitter {
       throw reject('INVALID_BLOCK', `block cannot be executed: ${(err as Error).message}`);
     }
     for (const e of exec.txs) {
-      if (!this.o.mempool.isVerified(toHex(e.hash)) && !verifyTransactionSignature(this.o.chainId, e.tx)) {
-        throw reject('BAD_SIGNATURE', `transaction ${toHex(e.hash)} has a bad signature`);
-      }
+      const hash = toHex(e.hash);
+      if (this.o.mempool.isVerified(hash)) continue;
+      if (!verifyTransactionSignature(this.o.chainId, e.tx)) throw reject('BAD_SIGNATURE', `transaction ${hash} has a bad signature`);
+      this.o.mempool.markVerified(hash);
     }
     const tree = await updateTree(nodes, parent.header.stateRoot, exec.changes);
     if (!bytesEqual(tree.root, h.stateRoot)) {

@@ -102,6 +102,10 @@ export class ConsensusEngine extends EventEmitter {
   private readonly pendingQcs = new Map<string, QuorumCertificate>();
   private readonly sync = new BlockSync();
   private readonly times = new BlockTimes();
+  /** votes held as the backup collector, by round (see voteCollectors) */
+  private readonly backupVotes = new Map<number, Array<{ vote: Vote; trusted: boolean; from: Uint8Array | undefined }>>();
+  private readonly backupTimers = new Set<TimerHandle>();
+  private readonly backupRelayMs: number;
   private readonly evidenceList: Evidence[] = [];
   private readonly m: ConsensusMetrics;
 
@@ -117,7 +121,9 @@ export class ConsensusEngine extends EventEmitter {
     this.verifier = new CertificateVerifier(options.chainId, this.validators, options.self.crypto, this.genesisQc);
     this.votes = new VoteCollector(options.chainId, this.validators, options.self.crypto);
     this.timeouts = new TimeoutCollector(options.chainId, this.validators, options.self.crypto);
-    this.pacemaker = new Pacemaker({ ...DEFAULT_PACEMAKER, ...options.pacemaker }, this.clock, (round) => this.enqueue(() => this.localTimeout(round)));
+    const pacing = { ...DEFAULT_PACEMAKER, ...options.pacemaker };
+    this.backupRelayMs = Math.round(pacing.baseTimeoutMs / 3);
+    this.pacemaker = new Pacemaker(pacing, this.clock, (round) => this.enqueue(() => this.localTimeout(round)));
     this.tree = new BlockTree(options.committedHead);
     this.m = {
       round: 0, highQcRound: 0, lockedRound: 0, lastVotedRound: 0, committedHeight: options.committedHead.header.height, committedBlocks: 0,
@@ -161,6 +167,8 @@ export class ConsensusEngine extends EventEmitter {
     this.running = false;
     this.pacemaker.stop();
     this.idleTimer?.cancel();
+    for (const t of this.backupTimers) t.cancel();
+    this.backupTimers.clear();
     await this.queue;
   }
 
@@ -326,7 +334,13 @@ export class ConsensusEngine extends EventEmitter {
     return b && { round: b.header.round, parentHash: b.header.parentHash };
   }
 
-  /** Who collects the votes of `round`: the leaders of round+1 and of round itself. */
+  /**
+   * Who collects the votes of `round`: the leader of round+1, which aggregates them and proposes
+   * on the QC, and the leader of round itself as a backup. The backup only holds the votes: if no
+   * proposal for round+1 shows up within a third of the round timeout (the next leader may be
+   * down), it aggregates them and relays the QC. Aggregating at once would cost every replica a
+   * second pairing check per round for a QC it gets anyway.
+   */
   private voteCollectors(round: number): Uint8Array[] {
     const next = this.validators.leader(round + 1).address;
     const current = this.validators.leader(round).address;
@@ -336,6 +350,11 @@ export class ConsensusEngine extends EventEmitter {
   private async onVote(vote: Vote, trusted: boolean, from?: Uint8Array): Promise<void> {
     if (!this.voteCollectors(vote.round).some((a) => this.isMe(a))) return this.drop('vote-not-for-me');
     if (vote.round + 1 < this.pacemaker.round) return;
+    if (!this.isMe(this.validators.leader(vote.round + 1).address)) return this.holdBackupVote(vote, trusted, from);
+    await this.collectVote(vote, trusted, from);
+  }
+
+  private async collectVote(vote: Vote, trusted: boolean, from: Uint8Array | undefined): Promise<void> {
     const res = this.votes.add(vote, trusted);
     for (let i = 0; i < res.rejected; i++) this.drop('bad-vote', from);
     if (res.evidence) await this.recordEvidence(res.evidence);
@@ -345,6 +364,27 @@ export class ConsensusEngine extends EventEmitter {
     this.emit('qc', res.qc);
     if (!this.isMe(this.validators.leader(res.qc.round + 1).address)) this.o.transport.broadcast({ type: 'qc', qc: res.qc });
     await this.processQc(res.qc, this.validators.leader(res.qc.round).address);
+  }
+
+  private holdBackupVote(vote: Vote, trusted: boolean, from: Uint8Array | undefined): void {
+    const held = this.backupVotes.get(vote.round);
+    if (held) {
+      held.push({ vote, trusted, from });
+      return;
+    }
+    this.backupVotes.set(vote.round, [{ vote, trusted, from }]);
+    const timer = this.clock.setTimer(this.backupRelayMs, () => {
+      this.backupTimers.delete(timer);
+      this.enqueue(() => this.relayIfStalled(vote.round));
+    });
+    this.backupTimers.add(timer);
+  }
+
+  private async relayIfStalled(round: number): Promise<void> {
+    const held = this.backupVotes.get(round);
+    this.backupVotes.delete(round);
+    if (!held || this.proposalsSeen.has(round + 1) || this.pacemaker.round > round + 1) return;
+    for (const h of held) await this.collectVote(h.vote, h.trusted, h.from);
   }
 
   private async recordEvidence(e: Evidence): Promise<void> {
@@ -416,6 +456,7 @@ export class ConsensusEngine extends EventEmitter {
     this.timeouts.prune(round - 1);
     for (const r of this.proposalsSeen.keys()) if (r < round - 16) this.proposalsSeen.delete(r);
     for (const r of this.ownTimeouts.keys()) if (r < round) this.ownTimeouts.delete(r);
+    for (const r of this.backupVotes.keys()) if (r + 1 < round) this.backupVotes.delete(r);
     this.emit('round', { round, via });
     this.scheduleProposal(round);
   }

@@ -140,6 +140,11 @@ export class Mempool {
     return this.byHash.has(hash) || this.verified.has(hash);
   }
 
+  /** A signature checked elsewhere (block validation): a gossiped copy arriving later skips the check. */
+  markVerified(hash: string): void {
+    this.verified.add(hash);
+  }
+
   /** A sender's pending transactions in nonce order; the sender as base58 address, address bytes or public key. */
   pending(sender: string | Uint8Array): PendingTx[] {
     const address = typeof sender === 'string' ? parseAddress(sender) : sender.length === 32 ? addressBytesFromPublicKey(sender) : sender;

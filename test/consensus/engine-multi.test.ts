@@ -17,6 +17,9 @@ t.test('4 validators commit the same blocks in the same order', async (t) => {
   const txCommitted = c.nodes[0]!.app.committed.flatMap((b) => b.transactions).length;
   t.ok(txCommitted >= 1, 'submitted transactions were committed');
   for (const n of c.nodes) t.equal(n.engine.metrics().timeouts, 0, 'no timeouts on a healthy network');
+  const qcs = c.nodes.reduce((sum, n) => sum + n.engine.metrics().qcsFormed, 0);
+  const rounds = c.nodes[0]!.engine.metrics().round;
+  t.ok(qcs <= rounds, `one QC aggregated per round on a healthy network, the backup collector stays idle (${qcs} QCs in ${rounds} rounds)`);
   t.same(c.faults, []);
 });
 

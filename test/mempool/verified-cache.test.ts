@@ -28,3 +28,13 @@ t.test('the mempool remembers verified signatures, including of rejected and rem
   t.same(hashes.map((h) => mp.isVerified(h)), [false, true, true]);
   t.notOk(mp.isVerified(transactionHash(CHAIN, low)));
 });
+
+t.test('a signature checked by block validation is remembered for the gossiped copy', async (t) => {
+  const mp = pool(state([{ key: alice, balance: 1_000_000n, nonce: 0n }]));
+  const tx = transfer(alice, 0n);
+  const hash = transactionHash(CHAIN, tx);
+  t.notOk(mp.isVerified(hash));
+  mp.markVerified(hash);
+  t.ok(mp.isVerified(hash));
+  t.equal((await mp.admit(tx)).hash, hash, 'and admission still accepts it');
+});
