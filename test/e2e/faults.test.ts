@@ -1,8 +1,11 @@
 import t, { type Test } from 'tap';
-import { buildTransfer, signAndEncode, waitForReceipt } from '../../node/client/index.js';
-import { generateAccountKey } from '../../node/config/keyfile.js';
+import { buildTransfer, RpcClient, signAndEncode, waitForReceipt } from '../../node/client/index.js';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { generateAccountKey, generateValidatorKey, writeKeyFile } from '../../node/config/keyfile.js';
 import { parseAddress } from '../../node/protocol/address.js';
 import { Cluster } from './cluster.js';
+import { startNodeProcess } from './harness.js';
 
 /**
  * Four validator processes over libp2p on loopback. Each scenario checks liveness (or the lack
@@ -89,6 +92,22 @@ t.test('four validators survive crashes', async (t) => {
     await c.start(2);
     await c.waitForSeq([2], (await c.seq(0)) + 1, 60_000);
     t.pass('restarted past the crash point');
+  });
+
+  t.test('a new node that is not a validator catches up from its peers and follows the chain', async (t) => {
+    const dir = join(c.nodes[0]!.dir, '..', 'follower');
+    await mkdir(join(dir, 'keys'), { recursive: true, mode: 0o700 });
+    await copyFile(join(c.nodes[0]!.dir, 'genesis.json'), join(dir, 'genesis.json'));
+    await writeKeyFile(join(dir, 'keys', 'validator.json'), generateValidatorKey('testnet'));
+    const follower = await startNodeProcess(t, dir, { bootstrap: c.nodes.map((n) => n.p2p), logLevel: 'warn' });
+    const client = new RpcClient(follower.url);
+    const target = await c.seq(0);
+    await c.waitFor(async () => ((await client.canonHead())?.seq ?? 0) >= target + 2, 90_000, 'the follower to catch up');
+    const seq = (await client.canonHead())!.seq;
+    t.equal((await client.getBlockBySeq(seq))?.hash, (await c.nodes[0]!.client.getBlockBySeq(seq))?.hash, 'same block at its head');
+    t.equal(await client.getBalance(bob.address), await c.nodes[0]!.client.getBalance(bob.address), 'same state');
+    t.equal(await c.metric(0, 'ledger_consensus_validators'), N, 'the validator set did not grow');
+    await follower.stop();
   });
 
   t.test('every node answers the same for committed data', async (t) => {
