@@ -335,11 +335,11 @@ export class ConsensusEngine extends EventEmitter {
   }
 
   /**
-   * Who collects the votes of `round`: the leader of round+1, which aggregates them and proposes
-   * on the QC, and the leader of round itself as a backup. The backup only holds the votes: if no
-   * proposal for round+1 shows up within a third of the round timeout (the next leader may be
-   * down), it aggregates them and relays the QC. Aggregating at once would cost every replica a
-   * second pairing check per round for a QC it gets anyway.
+   * Who collects the votes of `round`: the leader of round+1, which aggregates them, broadcasts
+   * the QC and proposes on it, and the leader of round itself as a backup. The backup only holds
+   * the votes: if no proposal for round+1 shows up within a third of the round timeout (the next
+   * leader may be down), it aggregates them and relays the QC. Aggregating at once would cost
+   * every replica a second pairing check per round for a QC it gets anyway.
    */
   private voteCollectors(round: number): Uint8Array[] {
     const next = this.validators.leader(round + 1).address;
@@ -362,7 +362,9 @@ export class ConsensusEngine extends EventEmitter {
     this.verifier.rememberQc(res.qc);
     this.m.qcsFormed++;
     this.emit('qc', res.qc);
-    if (!this.isMe(this.validators.leader(res.qc.round + 1).address)) this.o.transport.broadcast({ type: 'qc', qc: res.qc });
+    // Everyone learns the QC now rather than with the next proposal, which still has to be built;
+    // the proposal carries the same QC, so no replica checks it twice.
+    this.o.transport.broadcast({ type: 'qc', qc: res.qc });
     await this.processQc(res.qc, this.validators.leader(res.qc.round).address);
   }
 
