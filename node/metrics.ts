@@ -39,6 +39,8 @@ export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool;
   gauge('ledger_mempool_transactions', 'transactions in the mempool', () => deps.mempool.size);
   gauge('ledger_mempool_bytes', 'bytes of transactions in the mempool', () => deps.mempool.bytes);
   gauge('ledger_consensus_validators', 'validators in the current set', () => deps.engine.validators.size);
+  gauge('ledger_consensus_epoch', 'current epoch (the validator set changes at each)', () => engine().epoch);
+  counter('ledger_consensus_epoch_changes_total', 'epoch boundaries this node crossed since it started', () => engine().epochChanges);
   counter('ledger_consensus_votes_sent_total', 'votes this node signed and sent', () => engine().votesSent);
   counter('ledger_consensus_votes_received_total', 'votes received from peers', () => engine().votesReceived);
   counter('ledger_consensus_proposals_total', 'blocks this node proposed', () => engine().proposals);

@@ -6,8 +6,6 @@ import { readValidatorKeyFile } from './config/keyfile.js';
 import { BlsQuorumCrypto } from './consensus/crypto.js';
 import { ConsensusEngine } from './consensus/engine.js';
 import { LevelConsensusStore } from './consensus/store-level.js';
-import type { Validator } from './consensus/types.js';
-import { selectValidatorSet } from './execution/validator-set.js';
 import { LedgerError } from './errors.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './logging.js';
@@ -17,7 +15,7 @@ import { createMetrics, observeConsensus } from './metrics.js';
 import { P2PNetwork } from './network/index.js';
 import { addressBytesFromPublicKey, formatAddress } from './protocol/address.js';
 import { bytesEqual } from './protocol/bytes.js';
-import { parseGenesis, type Genesis } from './protocol/genesis.js';
+import { parseGenesis } from './protocol/genesis.js';
 import { parseJson } from './protocol/json.js';
 import { createMethods } from './rpc/ledger/index.js';
 import { resolveDid, RESOLUTION_CONTENT_TYPE } from './rpc/resolver.js';
@@ -59,7 +57,7 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
     if (me && !bytesEqual(me.blsPublicKey, key.blsPublicKey)) {
       throw new LedgerError('BLS_KEY_MISMATCH', `the BLS key in ${paths.validatorKey} is not the one genesis lists for validator ${formatAddress(selfAddress)}`, 'invalid');
     }
-    if (!me) log.warn({ address: formatAddress(selfAddress) }, 'this node key is not a validator of this genesis: running as a full node that follows the chain without voting');
+    if (!me) log.warn({ address: formatAddress(selfAddress) }, 'this node key is not a genesis validator: it follows the chain, and votes from the first epoch whose set includes it');
 
     const db = await openDatabase(paths.chainDb);
     closers.push(() => db.close());
@@ -94,7 +92,6 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
     closers.push(() => network.stop());
     const engine = new ConsensusEngine({
       chainId: genesis.chainId,
-      validators: { validators: genesisValidatorSet(genesis) },
       self: { address: selfAddress, crypto: new BlsQuorumCrypto(key.blsSecretKey) },
       app,
       transport: network.consensus,
@@ -105,7 +102,7 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
       idleBlockIntervalMs: config.consensus.idleBlockIntervalMs,
     });
 
-    const isValidator = (a: Uint8Array) => engine.validators.indexOf(a) !== undefined;
+    const isValidator = (a: Uint8Array) => engine.isCurrentValidator(a);
     engine.on('dropped', (e: { reason: string; from?: Uint8Array }) => {
       if (e.from) network.penalize(e.from, `consensus:${e.reason}`);
     });
@@ -174,16 +171,3 @@ function crashAfterCommits(): number | undefined {
   return v && /^\d+$/.test(v) ? Number(v) : undefined;
 }
 
-/**
- * The set that validates: genesis validators chosen, ordered and weighted by the epoch rules of
- * docs/protocol.md. The engine does not switch sets at epoch boundaries yet, so this set holds for
- * the life of the chain.
- */
-function genesisValidatorSet(genesis: Genesis): Validator[] {
-  return selectValidatorSet(
-    genesis.validators.map((v) => ({
-      address: v.address,
-      record: { staked: v.stake, unbonding: [], reputation: v.reputation, active: true, ed25519PublicKey: v.ed25519PublicKey, blsPublicKey: v.blsPublicKey },
-    })),
-  );
-}

@@ -10,6 +10,8 @@ import type { StateChange, StateReader } from '../execution/overlay.js';
 import type { TreeNodeReader } from '../state/tree/index.js';
 import { updateTree } from '../state/tree/index.js';
 import { PendingBlocks } from './pending.js';
+import type { EpochInfo } from '../consensus/types.js';
+import { lastHeightOf, readValidatorSet } from '../execution/validator-set.js';
 
 /** What the chain needs from the mempool. */
 export interface BlockSource {
@@ -24,7 +26,7 @@ export interface CommitTarget {
   stateReader(): StateReader;
   treeNodes(): TreeNodeReader;
   head(): { seq: number; height: number; hash: Uint8Array; stateRoot: Uint8Array } | undefined;
-  readonly blocks: { byHash(hash: Uint8Array): Promise<Block | undefined> };
+  readonly blocks: { byHash(hash: Uint8Array): Promise<Block | undefined>; byHeight(height: number): Promise<Block | undefined> };
   commitBlock(args: {
     block: Block;
     seq: number;
@@ -80,12 +82,28 @@ export class ChainApp extends EventEmitter {
     return this.o.store.blocks.byHash(hash);
   }
 
-  async buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array }): Promise<Block> {
+  /** The epoch the committed state records: its set, the block it starts from and its last height. */
+  async currentEpoch(): Promise<EpochInfo> {
+    const set = await readValidatorSet(this.o.store.stateReader());
+    if (!set) {
+      throw new LedgerError('NO_VALIDATOR_SET', 'the chain state records no validator set: this data directory predates epochs; start from a fresh one', 'internal');
+    }
+    const start = await this.o.store.blocks.byHeight(set.firstHeight === 0 ? 0 : set.firstHeight - 1);
+    if (!start) throw new LedgerError('EPOCH_START_MISSING', `the block that starts epoch ${set.epoch} is not in the store`, 'internal');
+    return {
+      epoch: set.epoch,
+      validators: set.validators,
+      start: { height: start.header.height, round: start.header.round, hash: start.hash },
+      lastHeight: lastHeightOf(set),
+    };
+  }
+
+  async buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array; empty?: boolean }): Promise<Block> {
     const { parent } = args;
     const timestampMs = Math.max(this.now(), parent.header.timestampMs + 1);
     const { state, nodes } = this.pending.readersAfter(parent.hash);
     const already = this.pending.includedTxHashes(parent.hash);
-    const candidates = this.o.mempool.select(this.o.maxBlockTransactions + already.size);
+    const candidates = args.empty ? [] : this.o.mempool.select(this.o.maxBlockTransactions + already.size);
     const ctx = this.context({ height: args.height, timestampMs, proposer: args.proposer });
     const body = await buildBlockBody(state, this.o.chainId, ctx, candidates);
     const executed = body.txs.filter((e) => !already.has(toHex(e.hash))).slice(0, this.o.maxBlockTransactions);

@@ -1,9 +1,9 @@
 import { StateOverlay, type StateChange, type StateReader } from '../execution/overlay.js';
 import { writeAccount, writeValidator } from '../execution/state-access.js';
+import { writeGenesisValidatorSet } from '../execution/validator-set.js';
 import { ADDRESS_LENGTH } from '../protocol/address.js';
 import { blockHash, type Block, type BlockHeader } from '../protocol/block.js';
 import { ZERO_HASH } from '../protocol/merkle.js';
-import { MIN_VALIDATOR_STAKE } from '../protocol/params.js';
 import { EMPTY_ROOT, updateTree, type TreeNodeReader } from '../state/tree/index.js';
 
 /** What the genesis block needs from a genesis file. */
@@ -11,6 +11,8 @@ export interface GenesisState {
   genesisTimeMs: number;
   accounts: ReadonlyArray<{ address: Uint8Array; balance: bigint }>;
   validators: ReadonlyArray<{ address: Uint8Array; ed25519PublicKey: Uint8Array; blsPublicKey: Uint8Array; stake: bigint; reputation: number }>;
+  /** heights per epoch (default 100) */
+  epochLength?: number;
 }
 
 export interface GenesisBuild {
@@ -31,11 +33,13 @@ export async function buildGenesisBlock(g: GenesisState): Promise<GenesisBuild> 
       staked: v.stake,
       unbonding: [],
       reputation: v.reputation,
-      active: v.stake >= MIN_VALIDATOR_STAKE,
+      active: false,
       ed25519PublicKey: v.ed25519PublicKey,
       blsPublicKey: v.blsPublicKey,
     });
   }
+  // epoch 0's set, and `active` for its members
+  await writeGenesisValidatorSet(state, g.epochLength);
   const changes = state.changes();
   const tree = await updateTree(emptyNodes, EMPTY_ROOT, changes);
   const header: BlockHeader = {

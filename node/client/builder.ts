@@ -1,10 +1,11 @@
 import { keyPairFromSeed } from '../crypto/ed25519.js';
 import { LedgerError } from '../errors.js';
-import { parseAddress } from '../protocol/address.js';
+import { addressBytesFromPublicKey, parseAddress } from '../protocol/address.js';
 import { bytesEqual, U64_MAX } from '../protocol/bytes.js';
 import { stringifyJson } from '../protocol/json.js';
 import { payloadFromJson, payloadToJson, type Payload, type ServiceEndpoint } from '../protocol/payloads.js';
 import { signTransaction, transactionHash, transactionToJson, type Transaction, type UnsignedTransaction } from '../protocol/transaction.js';
+import { proofOfPossession } from '../protocol/validator-keys.js';
 import type { RpcClient } from './rpc-client.js';
 import type { Receipt } from './types.js';
 
@@ -53,6 +54,15 @@ export function buildDidCreate(args: TxBase & { service?: ServiceEndpoint[] }): 
 
 export function buildDidDeactivate(args: TxBase & { did: string }): UnsignedTransaction {
   return build(args, { kind: 'DidDeactivate', did: args.did });
+}
+
+/**
+ * Registers the sender's BLS vote key, with its proof of possession signed here by the BLS secret
+ * key; with a tier-1 Stake the sender joins the validator set at the next epoch boundary.
+ */
+export function buildValidatorRegister(args: TxBase & { chainId: string; blsSecretKey: Uint8Array }): UnsignedTransaction {
+  const p = proofOfPossession(args.chainId, addressBytesFromPublicKey(args.senderPubkey), args.blsSecretKey);
+  return build(args, { kind: 'ValidatorRegister', blsPublicKey: p.blsPublicKey, proofOfPossession: p.proofOfPossession });
 }
 
 export interface SignedTransaction {

@@ -10,6 +10,7 @@ export {
   buildStake,
   buildTransfer,
   buildUnstake,
+  buildValidatorRegister,
   signAndEncode,
   waitForReceipt,
   type SignedTransaction,

@@ -20,6 +20,7 @@ export class CertificateVerifier {
 
   constructor(
     private readonly chainId: string,
+    private readonly epoch: number,
     private readonly set: ValidatorSet,
     private readonly crypto: QuorumCrypto,
     private readonly genesisQc: QuorumCertificate,
@@ -37,7 +38,7 @@ export class CertificateVerifier {
     if (this.verified.has(key)) return true;
     const signers = this.set.signersOf(qc.signers);
     if (!signers || !this.set.isQuorum(this.set.weightOf(signers))) return false;
-    const message = voteDigest(this.chainId, qc.round, qc.height, qc.blockHash);
+    const message = voteDigest(this.chainId, this.epoch, qc.round, qc.height, qc.blockHash);
     this.checks++;
     if (!this.crypto.verifyAggregate([{ message, publicKeys: signers.map((i) => this.set.at(i)!.blsPublicKey) }], qc.signature)) return false;
     this.remember(key);
@@ -58,7 +59,7 @@ export class CertificateVerifier {
     });
     this.checks++;
     const ok = this.crypto.verifyAggregate(
-      [...groups].map(([r, publicKeys]) => ({ message: timeoutDigest(this.chainId, tc.round, r), publicKeys })),
+      [...groups].map(([r, publicKeys]) => ({ message: timeoutDigest(this.chainId, this.epoch, tc.round, r), publicKeys })),
       tc.signature,
     );
     if (ok) this.remember(key);

@@ -3,11 +3,11 @@ import { ADDRESS_LENGTH } from '../protocol/address.js';
 import { decodeBlock, encodeBlock, readQc, writeQc, type Block, type QuorumCertificate } from '../protocol/block.js';
 import { ByteReader, ByteWriter } from '../protocol/bytes.js';
 import { BLS_SIGNATURE_LENGTH } from './crypto.js';
-import type { ConsensusMessage, Evidence, Proposal, SafetyState, SyncRequest, TimeoutCertificate, Vote, Timeout } from './types.js';
+import type { ConsensusMessage, ConsensusMessageBody, EpochProof, Evidence, Proposal, SafetyState, SyncRequest, TimeoutCertificate, Vote, Timeout } from './types.js';
 import { bitmapLength, MAX_VALIDATORS } from './validators.js';
 
 /**
- * Wire codecs for consensus messages: version byte 1, a type byte, then the body in the canonical
+ * Wire codecs for consensus messages: version byte 1, a type byte, u64 epoch, then the body in the canonical
  * big-endian encoding of protocol/bytes.ts. Decoding is strict (exact lengths, no trailing bytes)
  * and size-capped per type before any parsing.
  */
@@ -19,7 +19,7 @@ export const MAX_SMALL_MESSAGE_BYTES = 64 * 1024;
 export const MAX_SYNC_BLOCKS = 64;
 const MAX_BITMAP = bitmapLength(MAX_VALIDATORS);
 
-const TYPE = { proposal: 1, vote: 2, timeout: 3, tc: 4, 'sync-request': 5, 'sync-response': 6, qc: 7 } as const;
+const TYPE = { proposal: 1, vote: 2, timeout: 3, tc: 4, 'sync-request': 5, 'sync-response': 6, qc: 7, 'epoch-request': 8, 'epoch-proof': 9 } as const;
 
 function tooLarge(what: string, size: number, cap: number): LedgerError {
   return new LedgerError('MESSAGE_TOO_LARGE', `${what} of ${size} bytes exceeds ${cap}`, 'limit');
@@ -95,8 +95,28 @@ function readProposal(r: ByteReader): Proposal {
   return { block, tc, signature: r.bytes(BLS_SIGNATURE_LENGTH) };
 }
 
+function writeBlocks(w: ByteWriter, blocks: Block[]): void {
+  w.u16(blocks.length);
+  for (const b of blocks) {
+    const bytes = encodeBlock(b);
+    w.u64(BigInt(bytes.length)).bytes(bytes);
+  }
+}
+
+function readBlocks(r: ByteReader, what: string): Block[] {
+  const count = r.u16();
+  if (count > MAX_SYNC_BLOCKS) throw invalid('BAD_SYNC_RESPONSE', `${what}: at most ${MAX_SYNC_BLOCKS} blocks`);
+  const blocks: Block[] = [];
+  for (let i = 0; i < count; i++) {
+    const len = r.u64();
+    if (len > BigInt(MAX_PROPOSAL_BYTES)) throw tooLarge('block', Number(len), MAX_PROPOSAL_BYTES);
+    blocks.push(decodeBlock(r.bytes(Number(len))));
+  }
+  return blocks;
+}
+
 export function encodeMessage(msg: ConsensusMessage): Uint8Array {
-  const w = new ByteWriter().u8(WIRE_VERSION).u8(TYPE[msg.type]);
+  const w = new ByteWriter().u8(WIRE_VERSION).u8(TYPE[msg.type]).u64(BigInt(msg.epoch));
   switch (msg.type) {
     case 'proposal':
       writeProposal(w, msg.proposal);
@@ -118,11 +138,13 @@ export function encodeMessage(msg: ConsensusMessage): Uint8Array {
       w.bytes(msg.request.hash).u64(BigInt(msg.request.stopAtHeight)).u16(msg.request.max);
       break;
     case 'sync-response':
-      w.u16(msg.blocks.length);
-      for (const b of msg.blocks) {
-        const bytes = encodeBlock(b);
-        w.u64(BigInt(bytes.length)).bytes(bytes);
-      }
+      writeBlocks(w, msg.blocks);
+      break;
+    case 'epoch-request':
+      break;
+    case 'epoch-proof':
+      writeBlocks(w, msg.proof.blocks);
+      writeQc(w, msg.proof.qc);
       break;
   }
   return w.finish();
@@ -134,9 +156,11 @@ export function decodeMessage(bytes: Uint8Array): ConsensusMessage {
   const version = r.u8();
   if (version !== WIRE_VERSION) throw invalid('BAD_VERSION', `unknown consensus wire version ${version}`);
   const type = r.u8();
-  const cap = type === TYPE.proposal ? MAX_PROPOSAL_BYTES + 64 * 1024 : type === TYPE['sync-response'] ? MAX_SYNC_RESPONSE_BYTES : MAX_SMALL_MESSAGE_BYTES;
+  const big = type === TYPE['sync-response'] || type === TYPE['epoch-proof'];
+  const cap = type === TYPE.proposal ? MAX_PROPOSAL_BYTES + 64 * 1024 : big ? MAX_SYNC_RESPONSE_BYTES : MAX_SMALL_MESSAGE_BYTES;
   if (bytes.length > cap) throw tooLarge('consensus message', bytes.length, cap);
-  let msg: ConsensusMessage;
+  const epoch = round(r);
+  let msg: ConsensusMessageBody;
   switch (type) {
     case TYPE.proposal:
       msg = { type: 'proposal', proposal: readProposal(r) };
@@ -161,28 +185,28 @@ export function decodeMessage(bytes: Uint8Array): ConsensusMessage {
       msg = { type: 'sync-request', request };
       break;
     }
-    case TYPE['sync-response']: {
-      const count = r.u16();
-      if (count > MAX_SYNC_BLOCKS) throw invalid('BAD_SYNC_RESPONSE', `at most ${MAX_SYNC_BLOCKS} blocks`);
-      const blocks: Block[] = [];
-      for (let i = 0; i < count; i++) {
-        const len = r.u64();
-        if (len > BigInt(MAX_PROPOSAL_BYTES)) throw tooLarge('block', Number(len), MAX_PROPOSAL_BYTES);
-        blocks.push(decodeBlock(r.bytes(Number(len))));
-      }
-      msg = { type: 'sync-response', blocks };
+    case TYPE['sync-response']:
+      msg = { type: 'sync-response', blocks: readBlocks(r, 'sync response') };
+      break;
+    case TYPE['epoch-request']:
+      msg = { type: 'epoch-request' };
+      break;
+    case TYPE['epoch-proof']: {
+      const blocks = readBlocks(r, 'epoch proof');
+      if (blocks.length === 0) throw invalid('BAD_EPOCH_PROOF', 'an epoch proof holds at least the boundary block');
+      msg = { type: 'epoch-proof', proof: { blocks, qc: readQcStrict(r) } };
       break;
     }
     default:
       throw invalid('BAD_MESSAGE_TYPE', `unknown consensus message type ${type}`);
   }
   r.end();
-  return msg;
+  return { ...msg, epoch };
 }
 
-/** The persisted safety state: u64 last voted round, locked QC, high QC, u8 flag + high TC. */
+/** The persisted safety state: u64 epoch, u64 last voted round, locked QC, high QC, u8 flag + high TC. */
 export function encodeSafety(s: SafetyState): Uint8Array {
-  const w = new ByteWriter().u8(WIRE_VERSION).u64(BigInt(s.lastVotedRound));
+  const w = new ByteWriter().u8(WIRE_VERSION).u64(BigInt(s.epoch)).u64(BigInt(s.lastVotedRound));
   writeQc(w, s.lockedQc);
   writeQc(w, s.highQc);
   if (s.highTc) writeTc(w.u8(1), s.highTc);
@@ -193,6 +217,7 @@ export function encodeSafety(s: SafetyState): Uint8Array {
 export function decodeSafety(bytes: Uint8Array): SafetyState {
   const r = new ByteReader(bytes);
   if (r.u8() !== WIRE_VERSION) throw invalid('BAD_VERSION', 'unknown safety state version');
+  const epoch = round(r);
   const lastVotedRound = round(r);
   const lockedQc = readQcStrict(r);
   const highQc = readQcStrict(r);
@@ -200,7 +225,18 @@ export function decodeSafety(bytes: Uint8Array): SafetyState {
   if (flag > 1) throw invalid('BAD_FLAG', 'TC presence flag must be 0 or 1');
   const highTc = flag === 1 ? readTc(r) : undefined;
   r.end();
-  return { lastVotedRound, lockedQc, highQc, highTc };
+  return { epoch, lastVotedRound, lockedQc, highQc, highTc };
+}
+
+/** A stored epoch proof: the wire form of the epoch-proof message. */
+export function encodeEpochProof(epoch: number, proof: EpochProof): Uint8Array {
+  return encodeMessage({ type: 'epoch-proof', epoch, proof });
+}
+
+export function decodeEpochProof(bytes: Uint8Array): EpochProof {
+  const msg = decodeMessage(bytes);
+  if (msg.type !== 'epoch-proof') throw invalid('BAD_EPOCH_PROOF', 'not an epoch proof');
+  return msg.proof;
 }
 
 /**
@@ -211,8 +247,8 @@ export function decodeSafety(bytes: Uint8Array): SafetyState {
 export function encodeEvidence(e: Evidence): Uint8Array {
   const pair: ConsensusMessage[] =
     e.kind === 'double-proposal'
-      ? [{ type: 'proposal', proposal: e.first }, { type: 'proposal', proposal: e.second }]
-      : [{ type: 'vote', vote: e.first }, { type: 'vote', vote: e.second }];
+      ? [{ type: 'proposal', epoch: e.epoch, proposal: e.first }, { type: 'proposal', epoch: e.epoch, proposal: e.second }]
+      : [{ type: 'vote', epoch: e.epoch, vote: e.first }, { type: 'vote', epoch: e.epoch, vote: e.second }];
   const w = new ByteWriter().u8(WIRE_VERSION).u8(e.kind === 'double-proposal' ? 1 : 2);
   for (const m of pair) {
     const bytes = encodeMessage(m);
@@ -233,12 +269,13 @@ export function decodeEvidence(bytes: Uint8Array): Evidence {
   const first = read();
   const second = read();
   r.end();
+  if (first.epoch !== second.epoch) throw invalid('BAD_EVIDENCE', 'the two messages of evidence are from different epochs');
   if (kind === 1 && first.type === 'proposal' && second.type === 'proposal') {
     const h = first.proposal.block.header;
-    return { kind: 'double-proposal', round: h.round, validator: h.proposer, first: first.proposal, second: second.proposal };
+    return { kind: 'double-proposal', epoch: first.epoch, round: h.round, validator: h.proposer, first: first.proposal, second: second.proposal };
   }
   if (kind === 2 && first.type === 'vote' && second.type === 'vote') {
-    return { kind: 'double-vote', round: first.vote.round, validator: first.vote.voter, first: first.vote, second: second.vote };
+    return { kind: 'double-vote', epoch: first.epoch, round: first.vote.round, validator: first.vote.voter, first: first.vote, second: second.vote };
   }
   throw invalid('BAD_EVIDENCE', `evidence kind ${kind} does not match its messages`);
 }

@@ -28,14 +28,17 @@ export interface QuorumCrypto {
   verifyAggregate(groups: Array<{ message: Uint8Array; publicKeys: Uint8Array[] }>, signature: Uint8Array): boolean;
 }
 
-/** BLAKE3(domain || u16 len chain_id || chain_id || u64 round || u64 height || block hash). */
-export function voteDigest(chainId: string, round: number, height: number, blockHash: Uint8Array): Uint8Array {
-  return blake3(new ByteWriter().bytes(utf8(VOTE_DOMAIN)).str(chainId).u64(BigInt(round)).u64(BigInt(height)).bytes(blockHash).finish());
+/**
+ * BLAKE3(domain || u16 len chain_id || chain_id || u64 epoch || u64 round || u64 height || block hash).
+ * The epoch keeps a vote of one epoch from counting in another, where rounds start over.
+ */
+export function voteDigest(chainId: string, epoch: number, round: number, height: number, blockHash: Uint8Array): Uint8Array {
+  return blake3(new ByteWriter().bytes(utf8(VOTE_DOMAIN)).str(chainId).u64(BigInt(epoch)).u64(BigInt(round)).u64(BigInt(height)).bytes(blockHash).finish());
 }
 
-/** BLAKE3(domain || u16 len chain_id || chain_id || u64 round || u64 high_qc_round). */
-export function timeoutDigest(chainId: string, round: number, highQcRound: number): Uint8Array {
-  return blake3(new ByteWriter().bytes(utf8(TIMEOUT_DOMAIN)).str(chainId).u64(BigInt(round)).u64(BigInt(highQcRound)).finish());
+/** BLAKE3(domain || u16 len chain_id || chain_id || u64 epoch || u64 round || u64 high_qc_round). */
+export function timeoutDigest(chainId: string, epoch: number, round: number, highQcRound: number): Uint8Array {
+  return blake3(new ByteWriter().bytes(utf8(TIMEOUT_DOMAIN)).str(chainId).u64(BigInt(epoch)).u64(BigInt(round)).u64(BigInt(highQcRound)).finish());
 }
 
 /** A deterministic BLS key pair from a seed of at least 32 bytes (tests, devnets). */

@@ -2,19 +2,18 @@ import { EventEmitter } from 'node:events';
 import { LedgerError } from '../errors.js';
 import type { Block, QuorumCertificate } from '../protocol/block.js';
 import { bytesEqual, toHex } from '../protocol/bytes.js';
-import { CertificateVerifier } from './certificates.js';
 import { MAX_SYNC_BLOCKS } from './codec.js';
 import { timeoutDigest, voteDigest, type QuorumCrypto } from './crypto.js';
 import { DEFAULT_PACEMAKER, Pacemaker, systemClock, type Clock, type PacemakerConfig, type RoundEntry, type TimerHandle } from './pacemaker.js';
 import * as rules from './safety.js';
 import type { ConsensusStore } from './store.js';
 import { OrphanPool } from './orphans.js';
+import { clipAtBoundary, EpochContext, epochProofError } from './epochs.js';
 import { BlockSync, collectAncestors } from './sync.js';
 import { BlockTimes } from './timing.js';
 import { BlockTree } from './tree.js';
-import type { ConsensusApp, ConsensusMessage, ConsensusTransport, Evidence, Proposal, SafetyState, Timeout, TimeoutCertificate, ValidatorSetData, Vote } from './types.js';
-import { ValidatorSet } from './validators.js';
-import { TimeoutCollector, VoteCollector } from './votes.js';
+import type { ConsensusApp, ConsensusMessage, ConsensusMessageBody, ConsensusTransport, EpochProof, Evidence, Proposal, SafetyState, Timeout, TimeoutCertificate, Vote } from './types.js';
+import type { ValidatorSet } from './validators.js';
 
 /**
  * Chained HotStuff (Yin et al. 2019, Algorithm 3) in its LibraBFT form.
@@ -37,13 +36,17 @@ import { TimeoutCollector, VoteCollector } from './votes.js';
  * QC; >2/3 of them form a TC that moves everyone to r+1, and >1/3 make a validator join the
  * timeout early. A silent leader therefore costs one timeout.
  *
+ * Epochs (epochs.ts): the set changes when an epoch's boundary block commits. Blocks above an
+ * uncommitted boundary carry nothing; at the commit the engine drops them, stores the 3-chain
+ * that committed the boundary as the epoch's proof for nodes still behind, and starts over on
+ * the boundary block with the new set, fresh safety rules and rounds from the boundary's round.
+ *
  * All handlers run one at a time on an internal queue. Safety state is saved, and awaited,
  * before any vote, proposal or timeout leaves the node.
  */
 
 export interface ConsensusEngineOptions {
   chainId: string;
-  validators: ValidatorSetData;
   /** this node's validator address and vote key */
   self: { address: Uint8Array; crypto: QuorumCrypto };
   app: ConsensusApp;
@@ -61,6 +64,7 @@ export interface ConsensusEngineOptions {
 }
 
 export interface ConsensusMetrics {
+  epoch: number;
   round: number;
   highQcRound: number;
   lockedRound: number;
@@ -74,21 +78,20 @@ export interface ConsensusMetrics {
   tcsFormed: number;
   timeouts: number;
   pairingChecks: number;
+  epochChanges: number;
   lastCommitLatencyMs: number | undefined;
   dropped: Record<string, number>;
 }
 
+/** messages of the next epoch kept while this node finishes the current one */
+const MAX_FUTURE_MESSAGES = 256;
+
 export class ConsensusEngine extends EventEmitter {
-  readonly validators: ValidatorSet;
   private readonly o: ConsensusEngineOptions;
   private readonly clock: Clock;
   private readonly me: Uint8Array;
-  private readonly isValidator: boolean;
-  private readonly verifier: CertificateVerifier;
-  private readonly votes: VoteCollector;
-  private readonly timeouts: TimeoutCollector;
   private readonly pacemaker: Pacemaker;
-  private readonly genesisQc: QuorumCertificate;
+  private ep!: EpochContext;
   private safety!: SafetyState;
   private tree: BlockTree;
   private queue: Promise<void> = Promise.resolve();
@@ -107,44 +110,61 @@ export class ConsensusEngine extends EventEmitter {
   private readonly backupTimers = new Set<TimerHandle>();
   private readonly backupRelayMs: number;
   private readonly evidenceList: Evidence[] = [];
+  private future: Array<{ from: Uint8Array; msg: ConsensusMessage }> = [];
+  /** a peer known to be in a later epoch, and when we last asked it for a proof */
+  private ahead: { peer: Uint8Array; epoch: number; askedAt: number } | undefined;
+  private readonly proofsSent = new Map<string, number>();
   private readonly m: ConsensusMetrics;
 
   constructor(options: ConsensusEngineOptions) {
     super();
     this.o = options;
     this.clock = options.clock ?? systemClock;
-    this.validators = new ValidatorSet(options.validators);
     this.me = options.self.address;
-    const myIndex = this.validators.indexOf(this.me);
-    this.isValidator = myIndex !== undefined && bytesEqual(this.validators.at(myIndex)!.blsPublicKey, options.self.crypto.publicKey);
-    this.genesisQc = { round: 0, height: options.genesis.header.height, blockHash: options.genesis.hash, signers: new Uint8Array(0), signature: new Uint8Array(0) };
-    this.verifier = new CertificateVerifier(options.chainId, this.validators, options.self.crypto, this.genesisQc);
-    this.votes = new VoteCollector(options.chainId, this.validators, options.self.crypto);
-    this.timeouts = new TimeoutCollector(options.chainId, this.validators, options.self.crypto);
     const pacing = { ...DEFAULT_PACEMAKER, ...options.pacemaker };
     this.backupRelayMs = Math.round(pacing.baseTimeoutMs / 3);
     this.pacemaker = new Pacemaker(pacing, this.clock, (round) => this.enqueue(() => this.localTimeout(round)));
     this.tree = new BlockTree(options.committedHead);
     this.m = {
+      epoch: 0,
+      epochChanges: 0,
       round: 0, highQcRound: 0, lockedRound: 0, lastVotedRound: 0, committedHeight: options.committedHead.header.height, committedBlocks: 0,
       proposals: 0, votesSent: 0, votesReceived: 0, qcsFormed: 0, tcsFormed: 0, timeouts: 0, pairingChecks: 0, lastCommitLatencyMs: undefined, dropped: {},
     };
   }
 
-  /** The validator set that certifies blocks at `height` (fixed until epochs exist). */
-  validatorSetFor(_height: number): ValidatorSet {
-    return this.validators;
+  /** The current epoch's set (throws before start). */
+  get validators(): ValidatorSet {
+    if (!this.ep) throw new LedgerError('CONSENSUS_NOT_STARTED', 'the consensus engine has not started', 'internal');
+    return this.ep.set;
   }
 
-  /** Loads the safety state and the pending blocks, then enters the current round. */
+  get epoch(): number {
+    return this.ep?.epoch ?? 0;
+  }
+
+  /** Whether `address` is in the current epoch's set (false before start). */
+  isCurrentValidator(address: Uint8Array): boolean {
+    return this.ep?.set.indexOf(address) !== undefined;
+  }
+
+  /** Loads the epoch, the safety state and the pending blocks, then enters the current round. */
   async start(): Promise<void> {
     if (this.running) return;
+    this.ep = new EpochContext(await this.o.app.currentEpoch(), this.o.chainId, this.o.self);
     const saved = await this.o.store.loadSafety();
     if (this.evidenceList.length === 0) this.evidenceList.push(...(await this.o.store.loadEvidence()));
-    if (saved) this.safety = saved;
-    else if (bytesEqual(this.o.committedHead.hash, this.o.genesis.hash)) this.safety = rules.initialSafety(this.genesisQc);
-    else throw new LedgerError('CONSENSUS_STATE_MISSING', 'the chain is past genesis but the consensus store holds no safety state', 'internal');
     this.tree = new BlockTree(this.o.committedHead);
+    if (saved && saved.epoch > this.ep.epoch) {
+      throw new LedgerError('CONSENSUS_STATE_AHEAD', `the consensus store is in epoch ${saved.epoch} but the chain is in epoch ${this.ep.epoch}`, 'internal');
+    }
+    if (saved?.epoch === this.ep.epoch) this.safety = saved;
+    else if (saved || this.ep.epoch > 0 || bytesEqual(this.o.committedHead.hash, this.o.genesis.hash)) {
+      // A new epoch (the node stopped right after its boundary committed): start its rules over.
+      await this.o.store.deletePendingBlocks((await this.o.store.pendingBlocks()).map((b) => b.hash));
+      this.safety = rules.initialSafety(this.ep.startQc, this.ep.epoch);
+    } else throw new LedgerError('CONSENSUS_STATE_MISSING', 'the chain is past genesis but the consensus store holds no safety state', 'internal');
+    this.m.epoch = this.ep.epoch;
     const pending = (await this.o.store.pendingBlocks()).sort((a, b) => a.header.height - b.header.height);
     const stale = pending.filter((b) => b.header.height <= this.tree.root.header.height || !this.tree.add(b)).map((b) => b.hash);
     await this.o.store.deletePendingBlocks(stale);
@@ -157,8 +177,9 @@ export class ConsensusEngine extends EventEmitter {
     }
     this.enqueue(async () => {
       // A crash between a QC and the commit it allowed: finish that commit now.
+      const ep = this.ep;
       await this.processQc(this.safety.highQc, undefined);
-      this.advance(rules.currentRound(this.safety), 'start');
+      if (this.ep === ep) this.advance(rules.currentRound(this.safety), 'start');
     });
     await this.queue;
   }
@@ -167,9 +188,13 @@ export class ConsensusEngine extends EventEmitter {
     this.running = false;
     this.pacemaker.stop();
     this.idleTimer?.cancel();
+    this.cancelBackupTimers();
+    await this.queue;
+  }
+
+  private cancelBackupTimers(): void {
     for (const t of this.backupTimers) t.cancel();
     this.backupTimers.clear();
-    await this.queue;
   }
 
   evidence(): Evidence[] {
@@ -184,7 +209,7 @@ export class ConsensusEngine extends EventEmitter {
       lockedRound: this.safety?.lockedQc.round ?? 0,
       lastVotedRound: this.safety?.lastVotedRound ?? 0,
       committedHeight: this.tree.root.header.height,
-      pairingChecks: this.verifier.checks,
+      pairingChecks: this.m.pairingChecks + (this.ep?.verifier.checks ?? 0),
       dropped: { ...this.m.dropped },
     };
   }
@@ -225,10 +250,26 @@ export class ConsensusEngine extends EventEmitter {
     return bytesEqual(address, this.me);
   }
 
+  private get isValidator(): boolean {
+    return this.ep.isValidator;
+  }
+
+  private get verifier() {
+    return this.ep.verifier;
+  }
+
+  /** A message of the current epoch. */
+  private msg(body: ConsensusMessageBody): ConsensusMessage {
+    return { ...body, epoch: this.ep.epoch };
+  }
+
   private async handle(from: Uint8Array, msg: ConsensusMessage): Promise<void> {
     // Any peer may catch up from us, and we from it; the rest is for validators only.
     if (msg.type === 'sync-request') return this.onSyncRequest(from, msg.request.hash, msg.request.stopAtHeight, msg.request.max);
     if (msg.type === 'sync-response') return this.onSyncResponse(from, msg.blocks);
+    if (msg.type === 'epoch-request') return this.onEpochRequest(from, msg.epoch);
+    if (msg.type === 'epoch-proof') return this.onEpochProof(from, msg.epoch, msg.proof);
+    if (msg.epoch !== this.ep.epoch) return this.otherEpoch(from, msg);
     if (this.validators.indexOf(from) === undefined) return this.drop('non-validator');
     switch (msg.type) {
       case 'proposal':
@@ -262,15 +303,17 @@ export class ConsensusEngine extends EventEmitter {
     // The transport authenticates `from`, so a proposal straight from its leader skips the pairing
     // check here: its signature counts as the leader's vote, which the next leader checks inside
     // the aggregate. A relayed proposal, and both sides of an equivocation, are checked one by one.
-    const signed = (x: Proposal) => this.o.self.crypto.verify(voteDigest(this.o.chainId, round, x.block.header.height, x.block.hash), x.signature, leader.blsPublicKey);
+    const signed = (x: Proposal) => this.o.self.crypto.verify(voteDigest(this.o.chainId, this.ep.epoch, round, x.block.header.height, x.block.hash), x.signature, leader.blsPublicKey);
     const direct = bytesEqual(from, leader.address);
     if (!direct && !signed(p)) return this.drop('bad-signature', from);
     if (!seen) this.proposalsSeen.set(round, p);
-    else if (signed(seen) && (!direct || signed(p))) await this.recordEvidence({ kind: 'double-proposal', round, validator: leader.address, first: seen, second: p });
+    else if (signed(seen) && (!direct || signed(p))) await this.recordEvidence({ kind: 'double-proposal', epoch: this.ep.epoch, round, validator: leader.address, first: seen, second: p });
     if (!this.verifier.verifyQc(b.header.justify)) return this.drop('bad-qc', from);
     if (p.tc && !this.verifier.verifyTc(p.tc)) return this.drop('bad-tc', from);
+    const ep = this.ep;
     if (p.tc) await this.processTc(p.tc);
-    await this.processQc(b.header.justify, from);
+    if (this.ep === ep) await this.processQc(b.header.justify, from);
+    if (this.ep !== ep) return; // the QC ended the epoch: this block belongs to the old one
     // The leader's signature is its vote; the next leader counts it.
     if (this.isMe(this.validators.leader(round + 1).address)) {
       await this.onVote({ round, height: b.header.height, blockHash: b.hash, voter: leader.address, signature: p.signature }, !direct);
@@ -281,6 +324,7 @@ export class ConsensusEngine extends EventEmitter {
   /** Validates and adds a block whose signature or hash chain is already authenticated; then votes. */
   private async receiveBlock(b: Block, from: Uint8Array): Promise<void> {
     if (b.header.height <= this.tree.root.header.height) return;
+    if (this.ep.isPastBoundary(b.header.height) && b.transactions.length > 0) return this.drop('transactions-past-boundary', from);
     if (!this.tree.has(b.hash)) {
       const parent = this.tree.get(b.header.parentHash);
       if (!parent) {
@@ -299,20 +343,23 @@ export class ConsensusEngine extends EventEmitter {
       this.tree.add(b);
       this.times.markSeen(b.hash, this.clock.now());
       this.emit('block', b);
+      const ep = this.ep;
       await this.onBlockAdded(b);
+      if (this.ep !== ep) return;
     }
     await this.maybeVote(b);
   }
 
   private async onBlockAdded(b: Block): Promise<void> {
+    const ep = this.ep;
     await this.processQc(b.header.justify, undefined);
     const key = toHex(b.hash);
     const qc = this.pendingQcs.get(key);
-    if (qc) {
+    if (qc && this.ep === ep) {
       this.pendingQcs.delete(key);
       await this.processQc(qc, undefined);
     }
-    for (const o of this.orphans.takeChildren(b.hash)) await this.receiveBlock(o.block, o.from);
+    for (const o of this.orphans.takeChildren(b.hash)) if (this.ep === ep) await this.receiveBlock(o.block, o.from);
   }
 
   private async maybeVote(b: Block): Promise<void> {
@@ -320,12 +367,12 @@ export class ConsensusEngine extends EventEmitter {
     if (!this.isValidator || round !== this.pacemaker.round || !this.tree.has(b.hash)) return;
     if (!rules.safeToVote(this.safety, b, (h) => this.lookup(h)).ok) return;
     await this.setSafety(rules.recordVote(this.safety, round));
-    const vote: Vote = { round, height: b.header.height, blockHash: b.hash, voter: this.me, signature: this.o.self.crypto.sign(voteDigest(this.o.chainId, round, b.header.height, b.hash)) };
+    const vote: Vote = { round, height: b.header.height, blockHash: b.hash, voter: this.me, signature: this.o.self.crypto.sign(voteDigest(this.o.chainId, this.ep.epoch, round, b.header.height, b.hash)) };
     this.m.votesSent++;
     // To the next leader, and to this round's leader, which relays the QC if the next one is down.
     for (const to of this.voteCollectors(round)) {
       if (this.isMe(to)) await this.onVote(vote, true);
-      else this.o.transport.send(to, { type: 'vote', vote });
+      else this.o.transport.send(to, this.msg({ type: 'vote', vote }));
     }
   }
 
@@ -355,7 +402,7 @@ export class ConsensusEngine extends EventEmitter {
   }
 
   private async collectVote(vote: Vote, trusted: boolean, from: Uint8Array | undefined): Promise<void> {
-    const res = this.votes.add(vote, trusted);
+    const res = this.ep.votes.add(vote, trusted);
     for (let i = 0; i < res.rejected; i++) this.drop('bad-vote', from);
     if (res.evidence) await this.recordEvidence(res.evidence);
     if (!res.qc) return;
@@ -364,7 +411,7 @@ export class ConsensusEngine extends EventEmitter {
     this.emit('qc', res.qc);
     // Everyone learns the QC now rather than with the next proposal, which still has to be built;
     // the proposal carries the same QC, so no replica checks it twice.
-    this.o.transport.broadcast({ type: 'qc', qc: res.qc });
+    this.o.transport.broadcast(this.msg({ type: 'qc', qc: res.qc }));
     await this.processQc(res.qc, this.validators.leader(res.qc.round).address);
   }
 
@@ -391,7 +438,7 @@ export class ConsensusEngine extends EventEmitter {
 
   private async recordEvidence(e: Evidence): Promise<void> {
     // One record per validator and round and kind: a flood of copies adds nothing.
-    if (this.evidenceList.some((x) => x.kind === e.kind && x.round === e.round && bytesEqual(x.validator, e.validator))) return;
+    if (this.evidenceList.some((x) => x.kind === e.kind && x.epoch === e.epoch && x.round === e.round && bytesEqual(x.validator, e.validator))) return;
     await this.o.store.putEvidence(e);
     this.evidenceList.push(e);
     this.emit('evidence', e);
@@ -405,7 +452,9 @@ export class ConsensusEngine extends EventEmitter {
     const b2 = this.tree.get(qc.blockHash);
     if (b2) {
       this.noteCertified(b2);
-      await this.processCertified(b2);
+      const ep = this.ep;
+      await this.processCertified(b2, qc);
+      if (this.ep !== ep) return;
     }
     else if (qc.round > 0 && qc.height > this.tree.root.header.height) {
       this.pendingQcs.set(toHex(qc.blockHash), qc);
@@ -420,42 +469,145 @@ export class ConsensusEngine extends EventEmitter {
     if (latencyMs !== undefined) this.emit('certified', { block: b, latencyMs });
   }
 
-  private async processCertified(b2: Block): Promise<void> {
+  private async processCertified(b2: Block, qc2: QuorumCertificate): Promise<void> {
     const b1 = this.tree.parent(b2);
     if (!b1) return;
     await this.setSafety(rules.updateLock(this.safety, b2.header.justify));
     const b0 = this.tree.parent(b1);
     if (!b0 || b0 === this.tree.root) return;
-    if (rules.threeChainCommits(b0.header.round, b1.header.round, b2.header.round)) await this.commit(b0, b1.header.justify);
+    if (rules.threeChainCommits(b0.header.round, b1.header.round, b2.header.round)) await this.commit(b0, b1.header.justify, { b2, qc2 });
   }
 
-  private async commit(b0: Block, qc: QuorumCertificate): Promise<void> {
-    const blocks = this.tree.pathFromRoot(b0.hash);
+  /** Commits the path to b0, which b0's child certifies with `qc`; b2 and its QC complete the 3-chain. */
+  private async commit(b0: Block, qc: QuorumCertificate, chain: { b2: Block; qc2: QuorumCertificate }): Promise<void> {
+    const { blocks, ends } = clipAtBoundary(this.tree.pathFromRoot(b0.hash), this.ep.info.lastHeight);
     if (blocks.length === 0) return;
-    await this.o.app.commit(blocks, qc);
-    const removed = this.tree.commitTo(b0.hash);
-    await this.o.store.deletePendingBlocks([...removed, b0.hash]);
-    const { latencyMs, qcToCommitMs } = this.times.committed(b0.hash, this.clock.now(), [...removed, ...blocks.map((b) => b.hash)]);
-    const rootHeight = b0.header.height;
+    const last = blocks[blocks.length - 1]!;
+    // Past a boundary, the commit stops at it; the block above it on the 3-chain certifies it.
+    const above = ends ? this.tree.pathFromRoot(chain.b2.hash).filter((b) => b.header.height > last.header.height) : [];
+    const certifying = ends ? above[0]!.header.justify : qc;
+    await this.o.app.commit(blocks, certifying);
+    const removed = this.tree.commitTo(last.hash);
+    await this.o.store.deletePendingBlocks([...removed, last.hash]);
+    const { latencyMs, qcToCommitMs } = this.times.committed(last.hash, this.clock.now(), [...removed, ...blocks.map((b) => b.hash)]);
+    const rootHeight = last.header.height;
     this.orphans.pruneTo(rootHeight);
     for (const [k, qc] of this.pendingQcs) if (qc.height <= rootHeight) this.pendingQcs.delete(k);
     this.m.committedBlocks += blocks.length;
     if (latencyMs !== undefined) this.m.lastCommitLatencyMs = latencyMs;
-    this.emit('commit', { blocks, qc, latencyMs, qcToCommitMs });
+    this.emit('commit', { blocks, qc: certifying, latencyMs, qcToCommitMs });
+    if (ends) await this.endEpoch(last, { blocks: [last, ...above], qc: chain.qc2 });
   }
 
   private async processTc(tc: TimeoutCertificate): Promise<void> {
     await this.setSafety(rules.updateHighTc(this.safety, tc));
+    const ep = this.ep;
     await this.processQc(tc.highQc, undefined);
-    this.advance(tc.round + 1, 'tc');
+    if (this.ep === ep) this.advance(tc.round + 1, 'tc');
+  }
+
+  // ---- epochs ----
+
+  /**
+   * The boundary block has committed: keep the proof, drop the blocks above it and start the
+   * next epoch on it. The app now reports the new set, computed by the boundary block.
+   */
+  private async endEpoch(boundary: Block, proof: EpochProof): Promise<void> {
+    const ended = this.ep;
+    await this.o.store.putEpochProof(ended.epoch, proof);
+    const info = await this.o.app.currentEpoch();
+    if (info.epoch !== ended.epoch + 1 || !bytesEqual(info.start.hash, boundary.hash)) {
+      throw new LedgerError('EPOCH_MISMATCH', `epoch ${ended.epoch} ended at ${toHex(boundary.hash)} but the app reports epoch ${info.epoch} from ${toHex(info.start.hash)}`, 'internal');
+    }
+    // The blocks above the boundary were only there to commit it.
+    const above = (await this.o.store.pendingBlocks()).map((b) => b.hash);
+    await this.o.store.deletePendingBlocks(above);
+    this.times.forget(above);
+    this.tree = new BlockTree(boundary);
+    this.m.pairingChecks += ended.verifier.checks;
+    this.ep = new EpochContext(info, this.o.chainId, this.o.self);
+    await this.setSafety(rules.initialSafety(this.ep.startQc, info.epoch));
+    this.orphans.pruneTo(Number.MAX_SAFE_INTEGER);
+    this.pendingQcs.clear();
+    this.proposalsSeen.clear();
+    this.ownTimeouts.clear();
+    this.backupVotes.clear();
+    this.cancelBackupTimers();
+    this.proposedRound = 0;
+    this.m.epoch = info.epoch;
+    this.m.epochChanges++;
+    this.emit('epoch', { epoch: info.epoch, validators: info.validators, boundary });
+    this.pacemaker.restart(this.ep.startQc.round + 1);
+    this.emit('round', { round: this.pacemaker.round, via: 'epoch' });
+    this.scheduleProposal(this.pacemaker.round);
+    const early = this.future.filter((f) => f.msg.epoch === info.epoch);
+    this.future = [];
+    for (const f of early) this.enqueue(() => this.handle(f.from, f.msg));
+    if (this.ahead && this.ahead.epoch > info.epoch) this.askForProof(this.ahead.peer, true);
+  }
+
+  /** A message of another epoch: an older one tells its sender how the epoch ended; a newer one means we are behind. */
+  private async otherEpoch(from: Uint8Array, msg: ConsensusMessage): Promise<void> {
+    if (msg.epoch < this.ep.epoch) return this.sendProof(from, msg.epoch);
+    if (msg.epoch === this.ep.epoch + 1 && this.future.length < MAX_FUTURE_MESSAGES) this.future.push({ from, msg });
+    if (!this.ahead || msg.epoch >= this.ahead.epoch) this.ahead = { peer: from, epoch: msg.epoch, askedAt: this.ahead?.askedAt ?? 0 };
+    this.askForProof(from, false);
+  }
+
+  /**
+   * Ask `peer` how our epoch ended. Not at once: at a handover the QC that ends the epoch is
+   * usually a moment behind the first messages of the next one.
+   */
+  private askForProof(peer: Uint8Array, now: boolean): void {
+    const at = this.clock.now();
+    if (this.ahead && at - this.ahead.askedAt < this.backupRelayMs) return;
+    if (this.ahead) this.ahead.askedAt = at;
+    const epoch = this.ep.epoch;
+    const send = () => {
+      if (this.running && this.ep.epoch === epoch) this.o.transport.send(peer, this.msg({ type: 'epoch-request' }));
+    };
+    if (now) send();
+    else this.clock.setTimer(this.backupRelayMs, send);
+  }
+
+  private async onEpochRequest(from: Uint8Array, epoch: number): Promise<void> {
+    if (epoch < this.ep.epoch) await this.sendProof(from, epoch);
+  }
+
+  /** At most one proof per peer and epoch per second: a proof holds a whole block. */
+  private async sendProof(to: Uint8Array, epoch: number): Promise<void> {
+    const key = `${toHex(to)}:${epoch}`;
+    const now = this.clock.now();
+    if (now - (this.proofsSent.get(key) ?? -Infinity) < 1_000) return;
+    if (this.proofsSent.size > 1_024) this.proofsSent.clear();
+    this.proofsSent.set(key, now);
+    const proof = await this.o.store.loadEpochProof(epoch);
+    if (proof) this.o.transport.send(to, { type: 'epoch-proof', epoch, proof });
+  }
+
+  /**
+   * How our epoch ended, from any peer: its QC must verify under our set. The blocks then go in
+   * like synced ones (the boundary may need its own ancestors first) and the QC commits the
+   * boundary, which moves this node into the next epoch.
+   */
+  private async onEpochProof(from: Uint8Array, epoch: number, proof: EpochProof): Promise<void> {
+    if (epoch !== this.ep.epoch) return;
+    const bad = epochProofError(proof, this.ep.info.lastHeight);
+    if (bad || !this.verifier.verifyQc(proof.qc)) return this.drop('bad-epoch-proof', from);
+    const ep = this.ep;
+    for (const b of proof.blocks) {
+      await this.receiveBlock(b, from);
+      if (this.ep !== ep) return;
+    }
+    await this.processQc(proof.qc, from);
   }
 
   // ---- rounds, proposing and timeouts ----
 
   private advance(round: number, via: RoundEntry): void {
     if (!this.pacemaker.enter(round, via)) return;
-    this.votes.prune(round - 1);
-    this.timeouts.prune(round - 1);
+    this.ep.votes.prune(round - 1);
+    this.ep.timeouts.prune(round - 1);
     for (const r of this.proposalsSeen.keys()) if (r < round - 16) this.proposalsSeen.delete(r);
     for (const r of this.ownTimeouts.keys()) if (r < round) this.ownTimeouts.delete(r);
     for (const r of this.backupVotes.keys()) if (r + 1 < round) this.backupVotes.delete(r);
@@ -471,7 +623,9 @@ export class ConsensusEngine extends EventEmitter {
     const poll = this.o.pollIntervalMs ?? 20;
     const check = () => {
       if (!this.running || this.pacemaker.round !== round) return;
-      const busy = this.o.app.hasPendingTransactions() || this.tree.hasTransactionsOnPath(this.safety.highQc.blockHash);
+      // Blocks above an uncommitted boundary go out at once: the epoch change waits for them.
+      const head = this.safety.highQc;
+      const busy = this.o.app.hasPendingTransactions() || this.ep.isPastBoundary(head.height + 1) || this.tree.hasTransactionsOnPath(head.blockHash);
       if (busy || this.clock.now() - started >= idleMs) this.enqueue(() => this.propose(round));
       else this.idleTimer = this.clock.setTimer(Math.min(poll, idleMs - (this.clock.now() - started)), check);
     };
@@ -485,7 +639,8 @@ export class ConsensusEngine extends EventEmitter {
     if (!parent) return; // still syncing it; the round will time out
     const tc = justify.round + 1 === round ? undefined : this.safety.highTc;
     if (justify.round + 1 !== round && tc?.round !== round - 1) return;
-    const block = await this.o.app.buildBlock({ parent, round, height: parent.header.height + 1, justify, proposer: this.me });
+    const height = parent.header.height + 1;
+    const block = await this.o.app.buildBlock({ parent, round, height, justify, proposer: this.me, empty: this.ep.isPastBoundary(height) });
     const shape = rules.proposalShapeError(block, tc);
     if (shape || !bytesEqual(block.header.proposer, this.me) || block.header.round !== round) {
       throw new LedgerError('BAD_BUILT_BLOCK', `the app built a block that does not fit the proposal: ${shape ?? 'wrong round or proposer'}`, 'internal');
@@ -493,7 +648,7 @@ export class ConsensusEngine extends EventEmitter {
     if (this.pacemaker.round !== round || this.proposedRound >= round) return;
     await this.setSafety(rules.recordVote(this.safety, round));
     this.proposedRound = round;
-    const signature = this.o.self.crypto.sign(voteDigest(this.o.chainId, round, block.header.height, block.hash));
+    const signature = this.o.self.crypto.sign(voteDigest(this.o.chainId, this.ep.epoch, round, block.header.height, block.hash));
     await this.o.store.putPendingBlock(block);
     this.tree.add(block);
     this.times.markSeen(block.hash, this.clock.now());
@@ -502,7 +657,7 @@ export class ConsensusEngine extends EventEmitter {
     this.proposalsSeen.set(round, proposal);
     this.m.proposals++;
     this.emit('proposal', proposal);
-    this.o.transport.broadcast({ type: 'proposal', proposal });
+    this.o.transport.broadcast(this.msg({ type: 'proposal', proposal }));
     await this.onVote({ round, height: block.header.height, blockHash: block.hash, voter: this.me, signature }, true);
   }
 
@@ -513,26 +668,28 @@ export class ConsensusEngine extends EventEmitter {
       if (!rules.safeToTimeout(this.safety, round)) return;
       await this.setSafety(rules.recordTimeout(this.safety, round));
       const highQc = this.safety.highQc;
-      t = { round, highQc, voter: this.me, signature: this.o.self.crypto.sign(timeoutDigest(this.o.chainId, round, highQc.round)) };
+      t = { round, highQc, voter: this.me, signature: this.o.self.crypto.sign(timeoutDigest(this.o.chainId, this.ep.epoch, round, highQc.round)) };
       this.ownTimeouts.set(round, t);
       this.m.timeouts++;
       this.emit('timeout', { round });
     }
-    this.o.transport.broadcast({ type: 'timeout', timeout: t });
+    this.o.transport.broadcast(this.msg({ type: 'timeout', timeout: t }));
     await this.onTimeout(this.me, t, true);
   }
 
   private async onTimeout(from: Uint8Array, t: Timeout, trusted: boolean): Promise<void> {
     if (this.validators.indexOf(t.voter) === undefined) return this.drop('non-validator');
     if (!trusted && !this.verifier.verifyQc(t.highQc)) return this.drop('bad-qc', from);
+    const ep = this.ep;
     if (!trusted) await this.processQc(t.highQc, from);
+    if (this.ep !== ep) return;
     if (t.round < this.pacemaker.round) {
       // The sender is behind: hand it the TC that moved us on, if we have one.
       const tc = this.safety.highTc;
-      if (!trusted && tc && tc.round >= t.round) this.o.transport.send(from, { type: 'tc', tc });
+      if (!trusted && tc && tc.round >= t.round) this.o.transport.send(from, this.msg({ type: 'tc', tc }));
       return;
     }
-    const res = this.timeouts.add(t, trusted);
+    const res = this.ep.timeouts.add(t, trusted);
     for (let i = 0; i < res.rejected; i++) this.drop('bad-timeout', from);
     if (res.tc) {
       this.verifier.rememberTc(res.tc);
@@ -541,7 +698,7 @@ export class ConsensusEngine extends EventEmitter {
       return this.processTc(res.tc);
     }
     // More than 1/3 gave up on this round: at least one honest validator did, so join it.
-    if (this.isValidator && !this.ownTimeouts.has(t.round) && this.validators.isValidity(this.timeouts.weight(t.round))) {
+    if (this.isValidator && !this.ownTimeouts.has(t.round) && this.validators.isValidity(this.ep.timeouts.weight(t.round))) {
       if (t.round > this.pacemaker.round) this.advance(t.round, 'tc');
       await this.localTimeout(t.round);
     }
@@ -551,17 +708,18 @@ export class ConsensusEngine extends EventEmitter {
 
   private requestSync(to: Uint8Array, hash: Uint8Array): void {
     if (this.isMe(to) || !this.sync.shouldRequest(hash, this.clock.now())) return;
-    this.o.transport.send(to, { type: 'sync-request', request: { hash, stopAtHeight: this.tree.root.header.height, max: MAX_SYNC_BLOCKS } });
+    this.o.transport.send(to, this.msg({ type: 'sync-request', request: { hash, stopAtHeight: this.tree.root.header.height, max: MAX_SYNC_BLOCKS } }));
   }
 
   private async onSyncRequest(from: Uint8Array, hash: Uint8Array, stopAtHeight: number, max: number): Promise<void> {
     const blocks = await collectAncestors(hash, stopAtHeight, max, async (h) => this.tree.get(h) ?? (await this.o.app.getCommittedBlock(h)));
-    if (blocks.length > 0) this.o.transport.send(from, { type: 'sync-response', blocks });
+    if (blocks.length > 0) this.o.transport.send(from, this.msg({ type: 'sync-response', blocks }));
   }
 
   private async onSyncResponse(from: Uint8Array, blocks: Block[]): Promise<void> {
     const bad = this.sync.acceptResponse(blocks);
     if (bad) return this.drop(bad, bad === 'bad-sync' ? from : undefined);
-    for (const b of blocks) await this.receiveBlock(b, from);
+    const ep = this.ep;
+    for (const b of blocks) if (this.ep === ep) await this.receiveBlock(b, from);
   }
 }

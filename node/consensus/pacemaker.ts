@@ -77,7 +77,7 @@ export function roundTimeoutMs(cfg: PacemakerConfig, consecutiveFailures: number
   return Math.min(cfg.maxTimeoutMs, Math.round(cfg.baseTimeoutMs * cfg.multiplier ** consecutiveFailures));
 }
 
-export type RoundEntry = 'qc' | 'tc' | 'start';
+export type RoundEntry = 'qc' | 'tc' | 'start' | 'epoch';
 
 export class Pacemaker {
   private current = 0;
@@ -106,6 +106,13 @@ export class Pacemaker {
     this.current = round;
     this.arm(roundTimeoutMs(this.cfg, this.failures));
     return true;
+  }
+
+  /** A new epoch: rounds run on from its start block, which may lie below the current round. */
+  restart(round: number): void {
+    this.current = round;
+    this.failures = 0;
+    this.arm(roundTimeoutMs(this.cfg, 0));
   }
 
   stop(): void {

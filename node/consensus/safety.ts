@@ -16,8 +16,9 @@ import type { SafetyState, TimeoutCertificate } from './types.js';
 /** What the vote rule needs to know about the block tree: a block's round and parent by hash. */
 export type AncestorLookup = (hash: Uint8Array) => { round: number; parentHash: Uint8Array } | undefined;
 
-export function initialSafety(genesisQc: QuorumCertificate): SafetyState {
-  return { lastVotedRound: 0, lockedQc: genesisQc, highQc: genesisQc, highTc: undefined };
+/** The rules at the start of an epoch: locked on, and extending, the epoch's start QC. */
+export function initialSafety(startQc: QuorumCertificate, epoch = 0): SafetyState {
+  return { epoch, lastVotedRound: 0, lockedQc: startQc, highQc: startQc, highTc: undefined };
 }
 
 export function currentRound(s: SafetyState): number {

@@ -1,9 +1,9 @@
 import type { AbstractLevel } from 'abstract-level';
 import { decodeBlock, encodeBlock, type Block } from '../protocol/block.js';
 import { ByteWriter, concatBytes, utf8 } from '../protocol/bytes.js';
-import { decodeEvidence, decodeSafety, encodeEvidence, encodeSafety } from './codec.js';
+import { decodeEpochProof, decodeEvidence, decodeSafety, encodeEpochProof, encodeEvidence, encodeSafety } from './codec.js';
 import type { ConsensusStore } from './store.js';
-import type { Evidence, SafetyState } from './types.js';
+import type { EpochProof, Evidence, SafetyState } from './types.js';
 
 type BinaryLevel = AbstractLevel<any, Uint8Array, Uint8Array>;
 
@@ -12,12 +12,14 @@ const BLOCK_PREFIX = utf8('b');
 const BLOCK_END = utf8('c');
 const EVIDENCE_PREFIX = utf8('e');
 const EVIDENCE_END = utf8('f');
+const PROOF_PREFIX = utf8('p');
 
 /**
  * ConsensusStore over a LevelDB sublevel with binary keys and values:
  *   "s"          -> encodeSafety(state)
  *   "b" || hash  -> encodeBlock(block)
  *   "e" || u64 n -> encodeEvidence(evidence), n counting from 0 in arrival order
+ *   "p" || u64 e -> encodeEpochProof(e, proof): how epoch e ended
  * Create it with `db.sublevel('consensus', { keyEncoding: 'view', valueEncoding: 'view' })`.
  */
 export class LevelConsensusStore implements ConsensusStore {
@@ -61,4 +63,17 @@ export class LevelConsensusStore implements ConsensusStore {
     for await (const v of this.db.values({ gte: EVIDENCE_PREFIX, lt: EVIDENCE_END })) out.push(decodeEvidence(v));
     return out;
   }
+
+  async putEpochProof(epoch: number, proof: EpochProof): Promise<void> {
+    await this.db.put(proofKey(epoch), encodeEpochProof(epoch, proof));
+  }
+
+  async loadEpochProof(epoch: number): Promise<EpochProof | undefined> {
+    const v = await this.db.get(proofKey(epoch));
+    return v === undefined ? undefined : decodeEpochProof(v);
+  }
+}
+
+function proofKey(epoch: number): Uint8Array {
+  return new ByteWriter().bytes(PROOF_PREFIX).u64(BigInt(epoch)).finish();
 }

@@ -1,7 +1,7 @@
 import { decodeBlock, encodeBlock, type Block } from '../protocol/block.js';
 import { toHex } from '../protocol/bytes.js';
-import { decodeEvidence, decodeSafety, encodeEvidence, encodeSafety } from './codec.js';
-import type { Evidence, SafetyState } from './types.js';
+import { decodeEpochProof, decodeEvidence, decodeSafety, encodeEpochProof, encodeEvidence, encodeSafety } from './codec.js';
+import type { EpochProof, Evidence, SafetyState } from './types.js';
 
 /**
  * What consensus keeps across a crash: the safety state (saved, and awaited, before any vote or
@@ -17,6 +17,9 @@ export interface ConsensusStore {
   deletePendingBlocks(hashes: Uint8Array[]): Promise<void>;
   putEvidence(e: Evidence): Promise<void>;
   loadEvidence(): Promise<Evidence[]>;
+  /** how epoch `epoch` ended, kept for the nodes that have yet to cross it */
+  putEpochProof(epoch: number, proof: EpochProof): Promise<void>;
+  loadEpochProof(epoch: number): Promise<EpochProof | undefined>;
 }
 
 /** In memory, stored encoded so that callers never share objects with it (as on disk). */
@@ -24,6 +27,7 @@ export class MemoryConsensusStore implements ConsensusStore {
   private safety: Uint8Array | undefined;
   private readonly blocks = new Map<string, Uint8Array>();
   private readonly evidence: Uint8Array[] = [];
+  private readonly proofs = new Map<number, Uint8Array>();
 
   async loadSafety(): Promise<SafetyState | undefined> {
     return this.safety ? decodeSafety(this.safety) : undefined;
@@ -51,5 +55,14 @@ export class MemoryConsensusStore implements ConsensusStore {
 
   async loadEvidence(): Promise<Evidence[]> {
     return this.evidence.map(decodeEvidence);
+  }
+
+  async putEpochProof(epoch: number, proof: EpochProof): Promise<void> {
+    this.proofs.set(epoch, encodeEpochProof(epoch, proof));
+  }
+
+  async loadEpochProof(epoch: number): Promise<EpochProof | undefined> {
+    const bytes = this.proofs.get(epoch);
+    return bytes && decodeEpochProof(bytes);
   }
 }

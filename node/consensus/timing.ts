@@ -26,10 +26,14 @@ export class BlockTimes {
     const key = toHex(hash);
     const seen = this.seen.get(key);
     const certified = this.certified.get(key);
-    for (const h of [...gone, hash]) {
+    this.forget([...gone, hash]);
+    return { latencyMs: seen === undefined ? undefined : now - seen, qcToCommitMs: certified === undefined ? undefined : now - certified };
+  }
+
+  forget(hashes: Uint8Array[]): void {
+    for (const h of hashes) {
       this.seen.delete(toHex(h));
       this.certified.delete(toHex(h));
     }
-    return { latencyMs: seen === undefined ? undefined : now - seen, qcToCommitMs: certified === undefined ? undefined : now - certified };
   }
 }

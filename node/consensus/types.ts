@@ -12,7 +12,7 @@ export interface ValidatorSetData {
   validators: Validator[];
 }
 
-/** A vote for one block in one round, signed over voteDigest(chainId, round, height, blockHash). */
+/** A vote for one block in one round, signed over voteDigest(chainId, epoch, round, height, blockHash). */
 export interface Vote {
   round: number;
   height: number;
@@ -21,7 +21,7 @@ export interface Vote {
   signature: Uint8Array;
 }
 
-/** "I give up on `round`", signed over timeoutDigest(chainId, round, highQc.round). */
+/** "I give up on `round`", signed over timeoutDigest(chainId, epoch, round, highQc.round). */
 export interface Timeout {
   round: number;
   highQc: QuorumCertificate;
@@ -61,7 +61,26 @@ export interface SyncRequest {
   max: number;
 }
 
-export type ConsensusMessage =
+/**
+ * Proof that an epoch ended: its boundary block (the block at the epoch's last height), the
+ * empty blocks built on it while it was still uncommitted, and the QC of the last of them, which
+ * completes a 3-chain that commits the boundary. Every QC in it is of the ending epoch's set. A
+ * node still in that epoch verifies it with the set it has and crosses into the next.
+ */
+export interface EpochProof {
+  blocks: Block[];
+  qc: QuorumCertificate;
+}
+
+/**
+ * Every message names the epoch it belongs to: votes and certificates only verify within their
+ * epoch (rounds start over in each), so a peer a step behind or ahead is told apart from a
+ * misbehaving one. For `epoch-proof` it is the epoch that ended; for `epoch-request`, the
+ * sender's current epoch, whose end it asks for.
+ */
+export type ConsensusMessage = ConsensusMessageBody & { epoch: number };
+
+export type ConsensusMessageBody =
   | { type: 'proposal'; proposal: Proposal }
   | { type: 'vote'; vote: Vote }
   | { type: 'timeout'; timeout: Timeout }
@@ -70,10 +89,14 @@ export type ConsensusMessage =
   | { type: 'qc'; qc: QuorumCertificate }
   | { type: 'sync-request'; request: SyncRequest }
   /** blocks oldest first; the last one is the requested hash */
-  | { type: 'sync-response'; blocks: Block[] };
+  | { type: 'sync-response'; blocks: Block[] }
+  | { type: 'epoch-request' }
+  | { type: 'epoch-proof'; proof: EpochProof };
 
 /** What must survive a crash before this validator sends any vote or timeout. */
 export interface SafetyState {
+  /** the epoch these rules apply to: a new epoch starts them over, rooted at its start block */
+  epoch: number;
   /** the highest round this validator voted or timed out in; it never signs a vote at or below it */
   lastVotedRound: number;
   /** the QC of the 2-chain head: only blocks extending it (or justified by a higher QC) get votes */
@@ -86,15 +109,34 @@ export interface SafetyState {
 
 export type EvidenceKind = 'double-proposal' | 'double-vote';
 
-/** Two conflicting signed items from one validator in one round. */
+/** Two conflicting signed items from one validator in one round of one epoch. */
 export type Evidence =
-  | { kind: 'double-proposal'; round: number; validator: Uint8Array; first: Proposal; second: Proposal }
-  | { kind: 'double-vote'; round: number; validator: Uint8Array; first: Vote; second: Vote };
+  | { kind: 'double-proposal'; epoch: number; round: number; validator: Uint8Array; first: Proposal; second: Proposal }
+  | { kind: 'double-vote'; epoch: number; round: number; validator: Uint8Array; first: Vote; second: Vote };
+
+/**
+ * One epoch as the committed chain records it. Epoch 0 starts from genesis; epoch e + 1 starts
+ * from the boundary block of epoch e (the block at its `lastHeight`), whose round and hash make
+ * the epoch's signer-less start QC. Rounds run on from that block's round.
+ */
+export interface EpochInfo {
+  epoch: number;
+  /** the set in canonical order */
+  validators: Validator[];
+  start: { height: number; round: number; hash: Uint8Array };
+  /** the height whose block computes the next set; undefined when the set never changes */
+  lastHeight: number | undefined;
+}
 
 /** The application side of consensus: the chain executes, validates and commits blocks. */
 export interface ConsensusApp {
-  /** Build the block body on top of `parent` (the app executes it speculatively and sets state_root / transactions_root). */
-  buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array }): Promise<Block>;
+  /**
+   * Build the block body on top of `parent` (the app executes it speculatively and sets state_root / transactions_root).
+   * `empty`: carry no transactions (a block above an epoch's boundary block, which only helps commit it).
+   */
+  buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array; empty?: boolean }): Promise<Block>;
+  /** The epoch of the next block to commit: once a boundary block has committed, the epoch it starts. */
+  currentEpoch(): Promise<EpochInfo>;
   /** Validate a proposal's contents (re-execution, state root, timestamp rules). Throw to reject. */
   validateBlock(block: Block, parent: Block): Promise<void>;
   /** Newly committed blocks, oldest first, each exactly once. Must be durable when it resolves. */

@@ -59,6 +59,7 @@ export class VoteCollector {
 
   constructor(
     private readonly chainId: string,
+    private readonly epoch: number,
     private readonly set: ValidatorSet,
     private readonly crypto: QuorumCrypto,
   ) {}
@@ -77,7 +78,7 @@ export class VoteCollector {
     if (this.formed.has(vote.round)) return { rejected: 0 };
     const same = [...round].filter(([, v]) => bytesEqual(v.vote.blockHash, vote.blockHash) && v.vote.height === vote.height);
     if (!this.set.isQuorum(this.set.weightOf(same.map(([i]) => i)))) return { rejected: 0 };
-    const message = voteDigest(this.chainId, vote.round, vote.height, vote.blockHash);
+    const message = voteDigest(this.chainId, this.epoch, vote.round, vote.height, vote.blockHash);
     const res = aggregateChecked(this.crypto, this.set, same.map(([i, v]) => ({ index: i, message, signature: v.vote.signature, trusted: v.trusted })));
     for (const b of res.bad) round.delete(b.index);
     for (const g of res.good) round.get(g.index)!.trusted = true;
@@ -91,9 +92,9 @@ export class VoteCollector {
   /** Evidence only when both conflicting votes carry valid signatures. */
   private equivocation(prior: { vote: Vote; trusted: boolean }, vote: Vote, trusted: boolean, index: number): Evidence | undefined {
     const key = this.set.at(index)!.blsPublicKey;
-    const ok = (v: Vote, t: boolean) => t || this.crypto.verify(voteDigest(this.chainId, v.round, v.height, v.blockHash), v.signature, key);
+    const ok = (v: Vote, t: boolean) => t || this.crypto.verify(voteDigest(this.chainId, this.epoch, v.round, v.height, v.blockHash), v.signature, key);
     if (!ok(prior.vote, prior.trusted) || !ok(vote, trusted)) return undefined;
-    return { kind: 'double-vote', round: vote.round, validator: vote.voter, first: prior.vote, second: vote };
+    return { kind: 'double-vote', epoch: this.epoch, round: vote.round, validator: vote.voter, first: prior.vote, second: vote };
   }
 
   prune(belowRound: number): void {
@@ -108,6 +109,7 @@ export class TimeoutCollector {
 
   constructor(
     private readonly chainId: string,
+    private readonly epoch: number,
     private readonly set: ValidatorSet,
     private readonly crypto: QuorumCrypto,
   ) {}
@@ -130,7 +132,7 @@ export class TimeoutCollector {
     const res = aggregateChecked(
       this.crypto,
       this.set,
-      entries.map(([i, e]) => ({ index: i, message: timeoutDigest(this.chainId, e.timeout.round, e.timeout.highQc.round), signature: e.timeout.signature, trusted: e.trusted })),
+      entries.map(([i, e]) => ({ index: i, message: timeoutDigest(this.chainId, this.epoch, e.timeout.round, e.timeout.highQc.round), signature: e.timeout.signature, trusted: e.trusted })),
     );
     for (const b of res.bad) round.delete(b.index);
     const good = entries.filter(([i]) => round.has(i));

@@ -6,6 +6,7 @@ import { dataPaths, validatorKeyPath } from '../config/datadir.js';
 import { secureKeysDir } from '../config/keyfile.js';
 import { LedgerError } from '../errors.js';
 import { PLUGIN_DEFAULT_PORTS, PLUGIN_NAMES, type PluginName } from '../config/schema.js';
+import { DEFAULT_EPOCH_LENGTH } from '../protocol/params.js';
 
 /**
  * A local network of N validators on this machine:
@@ -21,6 +22,8 @@ import { PLUGIN_DEFAULT_PORTS, PLUGIN_NAMES, type PluginName } from '../config/s
 export interface DevnetOptions {
   dir: string;
   validators: number;
+  /** blocks per epoch (default 100) */
+  epochLength?: number;
   rpcPort: number;
   p2pPort: number;
   /** plugins to turn on in every node */
@@ -52,6 +55,7 @@ export interface DevnetLayout {
 interface Manifest {
   chain_id: string;
   validators: string[];
+  epoch_length?: number;
 }
 
 const MANIFEST = 'devnet.json';
@@ -62,12 +66,13 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   const dir = resolve(o.dir);
   const genesisDir = join(dir, 'genesis');
   let manifest = await readManifest(dir);
-  const reused = !o.reset && manifest?.validators.length === o.validators;
+  const epochLength = o.epochLength ?? DEFAULT_EPOCH_LENGTH;
+  const reused = !o.reset && manifest?.validators.length === o.validators && (manifest.epoch_length ?? DEFAULT_EPOCH_LENGTH) === epochLength;
   if (!reused) {
     await clearDevnetDir(dir);
     await mkdir(dir, { recursive: true });
-    const summary = await initDataDir({ dataDir: genesisDir, validators: o.validators, chainId: DEVNET_CHAIN_ID });
-    manifest = { chain_id: summary.chain_id, validators: summary.validators.map((v) => v.address) };
+    const summary = await initDataDir({ dataDir: genesisDir, validators: o.validators, chainId: DEVNET_CHAIN_ID, epochLength });
+    manifest = { chain_id: summary.chain_id, validators: summary.validators.map((v) => v.address), epoch_length: epochLength };
     await writeFile(join(dir, MANIFEST), JSON.stringify(manifest, null, 2) + '\n');
   }
   const nodes = manifest!.validators.map((address, index) => nodeOf(dir, o, index, address));

@@ -1,7 +1,7 @@
 import type { Validator, ValidatorSetData } from '../consensus/types.js';
 import { ADDRESS_LENGTH } from '../protocol/address.js';
 import { toHex } from '../protocol/bytes.js';
-import { BLS_PUBLIC_KEY_LENGTH, EPOCH_LENGTH, MAX_ACTIVE_VALIDATORS, TIER_MIN_STAKE, TIER_WEIGHTS } from '../protocol/params.js';
+import { BLS_PUBLIC_KEY_LENGTH, DEFAULT_EPOCH_LENGTH, MAX_ACTIVE_VALIDATORS, TIER_MIN_STAKE, TIER_WEIGHTS } from '../protocol/params.js';
 import {
   decodeCandidates,
   decodeValidator,
@@ -23,7 +23,7 @@ import { readValidator, writeValidator } from './state-access.js';
  * - weight by tier: 1, 2 or 3 for tiers 1 (≥ 10,000 LGR), 2 (≥ 100,000) and 3 (≥ 1,000,000);
  * - at most MAX_ACTIVE_VALIDATORS, chosen by weight, then stake, then address;
  * - canonical order: ascending address bytes (bitmaps and leader rotation index into it);
- * - an epoch is EPOCH_LENGTH heights; the block at the last height of an epoch computes the next
+ * - an epoch is `length` heights (the genesis `epoch_length`); the block at the last height of an epoch computes the next
  *   epoch's set after its own transactions and writes it to state (VALIDATOR_SET_KEY), so the
  *   state root commits to it. Genesis writes epoch 0's set.
  */
@@ -31,8 +31,10 @@ import { readValidator, writeValidator } from './state-access.js';
 /** The set of one epoch as state records it; `validators` is a consensus `ValidatorSetData`. */
 export interface EpochValidatorSet extends ValidatorSetData {
   epoch: number;
-  /** the first height of the epoch: epoch * EPOCH_LENGTH */
+  /** the first height of the epoch: epoch * length */
   firstHeight: number;
+  /** heights per epoch, fixed by genesis */
+  length: number;
   validators: Validator[];
 }
 
@@ -81,17 +83,9 @@ export function selectValidatorSet(candidates: readonly Candidate[], max = MAX_A
     .map((v) => ({ address: Uint8Array.from(v.address), blsPublicKey: Uint8Array.from(v.blsPublicKey), weight: v.weight }));
 }
 
-export function epochOfHeight(height: number): number {
-  return Math.floor(height / EPOCH_LENGTH);
-}
-
-export function firstHeightOfEpoch(epoch: number): number {
-  return epoch * EPOCH_LENGTH;
-}
-
 /** The last height of an epoch: the block at this height computes the next epoch's set. */
-export function isEpochBoundary(height: number): boolean {
-  return height % EPOCH_LENGTH === EPOCH_LENGTH - 1;
+export function lastHeightOf(set: Pick<EpochValidatorSet, 'firstHeight' | 'length'>): number {
+  return set.firstHeight + set.length - 1;
 }
 
 /**
@@ -100,10 +94,8 @@ export function isEpochBoundary(height: number): boolean {
  * height. undefined for a chain whose genesis wrote no set (created before epochs existed): such a
  * chain keeps its genesis validators and computes no epochs.
  *
- * For the consensus integrator: read this from the committed state after `ConsensusApp.commit`
- * has written a block for which `isEpochBoundary(height)` holds (or watch
- * `BlockExecution.validatorSet`). The engine switches to the new set when that boundary block
- * commits; `firstHeight` is the first height the new set is for.
+ * Consensus reads it from the committed state after each commit (`ConsensusApp.currentEpoch`):
+ * once a boundary block commits, the engine switches to the set this returns.
  */
 export async function readValidatorSet(state: StateReader): Promise<EpochValidatorSet | undefined> {
   const bytes = await state.get(VALIDATOR_SET_KEY);
@@ -182,12 +174,15 @@ async function markMembership(state: StateOverlay, before: readonly Validator[],
  * replaces the engine's set when this block commits; blocks from `firstHeight` on belong to it.
  */
 export async function applyEpochBoundary(state: StateOverlay, height: number): Promise<EpochValidatorSet | undefined> {
-  if (!isEpochBoundary(height)) return undefined;
   const current = await readValidatorSet(state);
-  if (!current) return undefined;
+  if (!current || height !== lastHeightOf(current)) return undefined;
   const selected = selectValidatorSet(await readCandidateRecords(state, await readCandidates(state)));
-  const epoch = epochOfHeight(height) + 1;
-  const next: EpochValidatorSet = { epoch, firstHeight: firstHeightOfEpoch(epoch), validators: selected.length > 0 ? selected : current.validators };
+  const next: EpochValidatorSet = {
+    epoch: current.epoch + 1,
+    firstHeight: height + 1,
+    length: current.length,
+    validators: selected.length > 0 ? selected : current.validators,
+  };
   state.put(VALIDATOR_SET_KEY, encodeValidatorSet(next));
   await markMembership(state, current.validators, next.validators);
   return next;
@@ -198,7 +193,7 @@ export async function applyEpochBoundary(state: StateOverlay, height: number): P
  * buildGenesisBlock), writes the candidate index and epoch 0's set, sets `active` to membership,
  * and returns the set. Call it after writing the records and before taking `changes()`.
  */
-export async function writeGenesisValidatorSet(state: StateOverlay): Promise<EpochValidatorSet> {
+export async function writeGenesisValidatorSet(state: StateOverlay, length = DEFAULT_EPOCH_LENGTH): Promise<EpochValidatorSet> {
   const records: Candidate[] = [];
   for (const c of state.changes()) {
     if (c.value === null || c.key.length !== 1 + ADDRESS_LENGTH || c.key[0] !== STATE_PREFIX.validator) continue;
@@ -208,7 +203,7 @@ export async function writeGenesisValidatorSet(state: StateOverlay): Promise<Epo
   state.put(VALIDATOR_CANDIDATES_KEY, encodeCandidates(eligible));
   const validators = selectValidatorSet(records);
   if (validators.length === 0) throw new Error('genesis has no eligible validator (tier-1 stake and a BLS key)');
-  const set: EpochValidatorSet = { epoch: 0, firstHeight: 0, validators };
+  const set: EpochValidatorSet = { epoch: 0, firstHeight: 0, length, validators };
   state.put(VALIDATOR_SET_KEY, encodeValidatorSet(set));
   const members = new Set(validators.map((v) => toHex(v.address)));
   for (const { address, record } of records) {

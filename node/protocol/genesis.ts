@@ -3,7 +3,7 @@ import { invalid, type LedgerError } from '../errors.js';
 import { addressFromPublicKey, formatAddress, parseAddress } from './address.js';
 import { amountFromJson, DECIMALS } from './amount.js';
 import { fromHex, toHex, U128_MAX } from './bytes.js';
-import { MAX_REPUTATION, MIN_VALIDATOR_STAKE } from './params.js';
+import { DEFAULT_EPOCH_LENGTH, MAX_EPOCH_LENGTH, MAX_REPUTATION, MIN_EPOCH_LENGTH, MIN_VALIDATOR_STAKE } from './params.js';
 
 /**
  * The genesis file: the chain id, the network segment of its DIDs, the genesis time, the native
@@ -31,11 +31,14 @@ export interface Genesis {
   nativeToken: { symbol: string; name: string; decimals: number };
   accounts: GenesisAccount[];
   validators: GenesisValidator[];
+  /** heights per epoch: the validator set may change every this many blocks (optional, default 100) */
+  epochLength: number;
 }
 
 export const CHAIN_ID_RE = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const NETWORK_RE = /^[a-z0-9]{1,32}$/;
 const TOP_FIELDS = ['chain_id', 'network', 'genesis_time_ms', 'native_token', 'accounts', 'validators'];
+const OPTIONAL_TOP_FIELDS = ['epoch_length'];
 const TOKEN_FIELDS = ['symbol', 'name', 'decimals'];
 const ACCOUNT_FIELDS = ['address', 'balance'];
 const VALIDATOR_FIELDS = ['address', 'ed25519_public_key', 'bls_public_key', 'stake', 'reputation'];
@@ -44,10 +47,10 @@ function bad(message: string, path: string): LedgerError {
   return invalid('BAD_GENESIS', `genesis ${path}: ${message}`, { path });
 }
 
-function object(value: unknown, path: string, fields: string[]): Record<string, unknown> {
+function object(value: unknown, path: string, fields: string[], optional: string[] = []): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad('must be an object', path);
   const o = value as Record<string, unknown>;
-  for (const key of Object.keys(o)) if (!fields.includes(key)) throw bad(`unknown field ${JSON.stringify(key)}`, path || '(top level)');
+  for (const key of Object.keys(o)) if (!fields.includes(key) && !optional.includes(key)) throw bad(`unknown field ${JSON.stringify(key)}`, path || '(top level)');
   for (const key of fields) if (!(key in o)) throw bad(`missing field ${JSON.stringify(key)}`, path || '(top level)');
   return o;
 }
@@ -105,10 +108,11 @@ function str(value: unknown, re: RegExp, rule: string, path: string): string {
 }
 
 function parse(json: unknown, minValidators: number): Genesis {
-  const o = object(json, '', TOP_FIELDS);
+  const o = object(json, '', TOP_FIELDS, OPTIONAL_TOP_FIELDS);
   const chainId = str(o.chain_id, CHAIN_ID_RE, 'lowercase letters, digits and hyphens, 1-64 characters, starting with a letter or digit', 'chain_id');
   const network = str(o.network, NETWORK_RE, 'lowercase letters and digits, 1-32 characters', 'network');
   const genesisTimeMs = integer(o.genesis_time_ms, 0, Number.MAX_SAFE_INTEGER, 'genesis_time_ms');
+  const epochLength = o.epoch_length === undefined ? DEFAULT_EPOCH_LENGTH : integer(o.epoch_length, MIN_EPOCH_LENGTH, MAX_EPOCH_LENGTH, 'epoch_length');
   const t = object(o.native_token, 'native_token', TOKEN_FIELDS);
   const symbol = str(t.symbol, /^[A-Z0-9]{1,12}$/, 'uppercase letters and digits, 1-12 characters', 'native_token.symbol');
   const name = str(t.name, /^\S(?:.{0,62}\S)?$/, 'a name of 1-64 characters', 'native_token.name');
@@ -154,7 +158,7 @@ function parse(json: unknown, minValidators: number): Genesis {
   if (validators.length < minValidators) throw bad(`needs at least ${minValidators} validator`, 'validators');
   if (supply > U128_MAX) throw bad('the sum of balances and stakes exceeds 2^128 - 1', 'accounts');
 
-  return { chainId, network, genesisTimeMs, nativeToken: { symbol, name, decimals: DECIMALS }, accounts, validators };
+  return { chainId, network, genesisTimeMs, nativeToken: { symbol, name, decimals: DECIMALS }, accounts, validators, epochLength };
 }
 
 /** A genesis a chain can start from; throws LedgerError BAD_GENESIS naming the offending field. */
@@ -182,5 +186,6 @@ export function genesisToJson(g: Genesis): Record<string, unknown> {
       stake: v.stake.toString(),
       reputation: v.reputation,
     })),
+    ...(g.epochLength === DEFAULT_EPOCH_LENGTH ? {} : { epoch_length: g.epochLength }),
   };
 }

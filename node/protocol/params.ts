@@ -11,10 +11,13 @@ export const INITIAL_REPUTATION = 0;
 
 /**
  * Validators and epochs (docs/protocol.md, "Validators and epochs"). Epoch e covers the heights
- * [e * EPOCH_LENGTH, (e + 1) * EPOCH_LENGTH); the block at the last height of an epoch computes the
- * next epoch's validator set after its transactions.
+ * [e * L, (e + 1) * L), L being the genesis `epoch_length`; the block at the last height of an
+ * epoch computes the next epoch's validator set after its transactions.
  */
-export const EPOCH_LENGTH = 100;
+export const DEFAULT_EPOCH_LENGTH = 100;
+/** shorter epochs would spend a large share of blocks on handovers (each costs two empty blocks) */
+export const MIN_EPOCH_LENGTH = 10;
+export const MAX_EPOCH_LENGTH = 1_000_000;
 /** the consensus weight of tiers 1, 2 and 3 (index 0 is tier 1); below tier 1 there is no weight */
 export const TIER_WEIGHTS = [1n, 2n, 3n] as const;
 /** at most this many validators in one epoch's set: by weight, then stake, then address */

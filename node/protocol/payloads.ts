@@ -37,7 +37,7 @@ export type Payload =
   /** the sender's BLS vote key and its proof of possession (protocol/validator-keys.ts) */
   | { kind: 'ValidatorRegister'; blsPublicKey: Uint8Array; proofOfPossession: Uint8Array }
   /** two vote signatures of `validator` in `round` for different blocks (the shape of ledger_getEvidence) */
-  | { kind: 'SubmitEvidence'; evidence: EquivocationKind; round: number; validator: Uint8Array; first: SignedVoteRef; second: SignedVoteRef };
+  | { kind: 'SubmitEvidence'; evidence: EquivocationKind; epoch: number; round: number; validator: Uint8Array; first: SignedVoteRef; second: SignedVoteRef };
 
 export type PayloadKind = Payload['kind'];
 export type PayloadOf<K extends PayloadKind> = Extract<Payload, { kind: K }>;
@@ -235,25 +235,27 @@ const submitEvidence: PayloadCodec<'SubmitEvidence'> = {
   kind: 'SubmitEvidence',
   tag: 17,
   encode(w, p) {
-    w.u8(EQUIVOCATION_KINDS.indexOf(p.evidence)).u64(BigInt(p.round)).bytes(p.validator);
+    w.u8(EQUIVOCATION_KINDS.indexOf(p.evidence)).u64(BigInt(p.epoch)).u64(BigInt(p.round)).bytes(p.validator);
     for (const v of [p.first, p.second]) w.u64(BigInt(v.height)).bytes(v.blockHash).bytes(v.signature);
   },
   decode(r) {
     const evidence = EQUIVOCATION_KINDS[r.u8()];
     if (!evidence) throw invalid('MALFORMED_PAYLOAD', 'SubmitEvidence: unknown evidence kind');
+    const epoch = heightFromWire(r.u64(), 'SubmitEvidence.epoch');
     const round = heightFromWire(r.u64(), 'SubmitEvidence.round');
     const validator = r.bytes(ADDRESS_LENGTH);
     const vote = (what: string): SignedVoteRef => ({ height: heightFromWire(r.u64(), what), blockHash: r.bytes(32), signature: r.bytes(BLS_SIGNATURE_LENGTH) });
     const first = vote('SubmitEvidence.first.height');
-    return evidencePair({ kind: 'SubmitEvidence', evidence, round, validator, first, second: vote('SubmitEvidence.second.height') });
+    return evidencePair({ kind: 'SubmitEvidence', evidence, epoch, round, validator, first, second: vote('SubmitEvidence.second.height') });
   },
   fromJson(body) {
-    fields(body, 'SubmitEvidence', ['kind', 'round', 'validator', 'first', 'second']);
+    fields(body, 'SubmitEvidence', ['kind', 'epoch', 'round', 'validator', 'first', 'second']);
     const evidence = body.kind as EquivocationKind;
     if (!EQUIVOCATION_KINDS.includes(evidence)) throw invalid('MALFORMED_PAYLOAD', `SubmitEvidence.kind must be one of ${EQUIVOCATION_KINDS.join(', ')}`);
     return evidencePair({
       kind: 'SubmitEvidence',
       evidence,
+      epoch: heightFromJson(body.epoch, 'SubmitEvidence.epoch'),
       round: heightFromJson(body.round, 'SubmitEvidence.round'),
       validator: addressFromJson(body.validator, 'SubmitEvidence.validator'),
       first: signedVoteFromJson(body.first, 'SubmitEvidence.first'),
@@ -262,6 +264,7 @@ const submitEvidence: PayloadCodec<'SubmitEvidence'> = {
   },
   toJson: (p, form) => ({
     kind: p.evidence,
+    epoch: p.epoch,
     round: p.round,
     validator: form === 'raw' ? Array.from(p.validator) : formatAddress(p.validator),
     first: { height: p.first.height, block_hash: fixedBytesToJson(p.first.blockHash, form), signature: fixedBytesToJson(p.first.signature, form) },

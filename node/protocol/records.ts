@@ -130,12 +130,14 @@ export interface ValidatorSetRecord {
   epoch: number;
   /** the first height of the epoch */
   firstHeight: number;
+  /** heights per epoch (the genesis `epoch_length`, the same for every epoch) */
+  length: number;
   validators: ValidatorSetMember[];
 }
 
-/** epoch u64 ‖ first_height u64 ‖ u16 n ‖ n × (address[20] ‖ bls_public_key[48] ‖ weight u64), addresses ascending */
+/** epoch u64 ‖ first_height u64 ‖ length u64 ‖ u16 n ‖ n × (address[20] ‖ bls_public_key[48] ‖ weight u64), addresses ascending */
 export function encodeValidatorSet(s: ValidatorSetRecord): Uint8Array {
-  const w = new ByteWriter().u64(BigInt(s.epoch)).u64(BigInt(s.firstHeight)).u16(s.validators.length);
+  const w = new ByteWriter().u64(BigInt(s.epoch)).u64(BigInt(s.firstHeight)).u64(BigInt(s.length)).u16(s.validators.length);
   for (const v of s.validators) {
     if (v.address.length !== ADDRESS_LENGTH || v.blsPublicKey.length !== BLS_PUBLIC_KEY_LENGTH) throw new RangeError('a validator set member needs a 20-byte address and a 48-byte BLS key');
     w.bytes(v.address).bytes(v.blsPublicKey).u64(v.weight);
@@ -147,11 +149,12 @@ export function decodeValidatorSet(bytes: Uint8Array): ValidatorSetRecord {
   const r = new ByteReader(bytes);
   const epoch = Number(r.u64());
   const firstHeight = Number(r.u64());
+  const length = Number(r.u64());
   const validators: ValidatorSetMember[] = [];
   for (let n = r.u16(), i = 0; i < n; i++) validators.push({ address: r.bytes(ADDRESS_LENGTH), blsPublicKey: r.bytes(BLS_PUBLIC_KEY_LENGTH), weight: r.u64() });
   r.end();
   ascending(validators.map((v) => v.address), 'validator set');
-  return { epoch, firstHeight, validators };
+  return { epoch, firstHeight, length, validators };
 }
 
 /**

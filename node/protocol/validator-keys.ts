@@ -46,7 +46,7 @@ export function checkEquivocation(chainId: string, blsKey: Uint8Array, e: Payloa
   const key = decodeBlsPublicKey(blsKey);
   if (!key) return 'the validator has no valid BLS key';
   for (const [name, v] of [['first', e.first], ['second', e.second]] as const) {
-    if (!blsVerify(key, voteDigest(chainId, e.round, v.height, v.blockHash), v.signature, VOTE_DST)) return `the ${name} vote signature does not verify under the validator's key`;
+    if (!blsVerify(key, voteDigest(chainId, e.epoch, e.round, v.height, v.blockHash), v.signature, VOTE_DST)) return `the ${name} vote signature does not verify under the validator's key`;
   }
   return undefined;
 }

@@ -82,6 +82,14 @@ t.test('init with several validators, another network and the env data dir', asy
   const genesis = parseGenesis(JSON.parse(readFileSync(s.genesis_file, 'utf8')));
   t.equal(genesis.validators.length, 3);
   t.equal(genesis.network, 'devnet');
+  t.equal(genesis.epochLength, 100, 'the default epoch length');
+
+  const short = await runLedger(['init', '--epoch-length', '20', '--data-dir', 'short'], { cwd });
+  t.equal(short.code, 0, short.stderr);
+  t.equal(parseGenesis(JSON.parse(readFileSync(short.json().genesis_file, 'utf8'))).epochLength, 20, '--epoch-length sets it');
+  const tooShort = await runLedger(['init', '--epoch-length', '9', '--data-dir', 'tiny'], { cwd });
+  t.equal(tooShort.code, 2);
+  t.match(tooShort.stderr, /--epoch-length/);
 
   const bad = await runLedger(['init', '--network', 'Dev-Net', '--data-dir', 'x'], { cwd });
   t.equal(bad.code, 2);

@@ -56,9 +56,9 @@ t.test('a byzantine leader sending two proposals in one round: safety holds and 
     const b = msg.proposal.block;
     const header = { ...b.header, timestampMs: b.header.timestampMs + 1 };
     const twin = { header, hash: blockHash(header), transactions: b.transactions };
-    const signature = signer.sign(voteDigest(CHAIN, header.round, header.height, twin.hash));
+    const signature = signer.sign(voteDigest(CHAIN, 0, header.round, header.height, twin.hash));
     // Node 3 gets the twin right after the original: it sees both.
-    c.network.inject(from, to, { type: 'proposal', proposal: { block: twin, tc: msg.proposal.tc, signature } });
+    c.network.inject(from, to, { type: 'proposal', epoch: 0, proposal: { block: twin, tc: msg.proposal.tc, signature } });
     return true;
   };
   await c.start();

@@ -8,7 +8,7 @@ import { BlsQuorumCrypto, blsKeyFromSeed } from '../../node/consensus/crypto.js'
 import { ConsensusEngine, type ConsensusEngineOptions } from '../../node/consensus/engine.js';
 import { LoopbackNetwork } from '../../node/consensus/loopback.js';
 import { MemoryConsensusStore } from '../../node/consensus/store.js';
-import type { ConsensusApp, Validator } from '../../node/consensus/types.js';
+import type { ConsensusApp, EpochInfo, Validator } from '../../node/consensus/types.js';
 
 /** Test support: a small deterministic app, deterministic validator keys, and N-node networks. */
 
@@ -34,9 +34,16 @@ export function transfer(nonce: number): Transaction {
   return signTransaction(CHAIN, { senderPubkey: user.publicKey, nonce: BigInt(nonce), payload: { kind: 'Transfer', to: new Uint8Array(20).fill(9), amount: 1n } }, user.seed);
 }
 
+/** Which set validates each epoch; without `length` the first set validates forever. */
+export interface EpochPlan {
+  length?: number;
+  sets: (epoch: number) => Validator[];
+}
+
 /**
  * A deterministic app: the state root of a block is BLAKE3(parent state root || tx root), and a
  * committed chain must grow one parent at a time. It throws if consensus commits out of order.
+ * Epochs follow `plan`: epoch e covers heights [e * length, (e + 1) * length).
  */
 export class TestApp implements ConsensusApp {
   readonly committed: Block[] = [];
@@ -47,7 +54,11 @@ export class TestApp implements ConsensusApp {
   rejectFrom: Uint8Array | undefined;
   commitCalls = 0;
 
-  constructor(readonly genesis: Block, committed: Block[] = []) {
+  constructor(
+    readonly genesis: Block,
+    readonly plan: EpochPlan,
+    committed: Block[] = [],
+  ) {
     for (const b of [genesis, ...committed]) this.remember(b);
     this.committed.push(...committed);
   }
@@ -75,9 +86,21 @@ export class TestApp implements ConsensusApp {
     return out;
   }
 
-  async buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array }): Promise<Block> {
+  async currentEpoch(): Promise<EpochInfo> {
+    const length = this.plan.length;
+    const epoch = length === undefined ? 0 : Math.floor((this.head.header.height + 1) / length);
+    const start = epoch === 0 ? this.genesis : this.committed.find((b) => b.header.height === epoch * length! - 1)!;
+    return {
+      epoch,
+      validators: this.plan.sets(epoch),
+      start: { height: start.header.height, round: start.header.round, hash: start.hash },
+      lastHeight: length === undefined ? undefined : (epoch + 1) * length - 1,
+    };
+  }
+
+  async buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array; empty?: boolean }): Promise<Block> {
     const already = this.includedAbove(args.parent);
-    const txs = this.mempool.filter((tx) => !already.has(transactionHash(CHAIN, tx)));
+    const txs = args.empty ? [] : this.mempool.filter((tx) => !already.has(transactionHash(CHAIN, tx)));
     const txRoot = transactionsRoot(CHAIN, txs);
     const header: BlockHeader = {
       height: args.height,
@@ -159,17 +182,20 @@ export class Cluster {
   /** errors engines reported; a test asserts there are none */
   readonly faults: unknown[] = [];
 
-  constructor(n: number, readonly extra: Partial<ConsensusEngineOptions> = {}) {
+  readonly plan: EpochPlan;
+
+  /** n nodes; by default all n validate every epoch */
+  constructor(n: number, readonly extra: Partial<ConsensusEngineOptions> = {}, plan?: EpochPlan) {
     this.network = new LoopbackNetwork();
     this.validators = makeValidators(n);
-    for (let i = 0; i < n; i++) this.nodes.push(this.create(i, new TestApp(this.genesis), new MemoryConsensusStore()));
+    this.plan = plan ?? { sets: () => this.validators.map((x) => x.validator) };
+    for (let i = 0; i < n; i++) this.nodes.push(this.create(i, new TestApp(this.genesis, this.plan), new MemoryConsensusStore()));
   }
 
   create(i: number, app: TestApp, store: MemoryConsensusStore): TestNode {
     const v = this.validators[i]!;
     const engine = new ConsensusEngine({
       chainId: CHAIN,
-      validators: { validators: this.validators.map((x) => x.validator) },
       self: { address: v.address, crypto: new BlsQuorumCrypto(v.blsSecret) },
       app,
       transport: this.network.connect(v.address),

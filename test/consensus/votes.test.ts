@@ -11,7 +11,7 @@ const cryptos = vs.map((v) => new BlsQuorumCrypto(v.blsSecret));
 const genesisQc = { round: 0, height: 0, blockHash: new Uint8Array(32), signers: new Uint8Array(0), signature: new Uint8Array(0) };
 const hashA = new Uint8Array(32).fill(0xa);
 const hashB = new Uint8Array(32).fill(0xb);
-const vote = (i: number, hash = hashA, round = 1) => ({ round, height: 1, blockHash: hash, voter: vs[i]!.address, signature: cryptos[i]!.sign(voteDigest(CHAIN, round, 1, hash)) });
+const vote = (i: number, hash = hashA, round = 1) => ({ round, height: 1, blockHash: hash, voter: vs[i]!.address, signature: cryptos[i]!.sign(voteDigest(CHAIN, 0, round, 1, hash)) });
 
 t.test('quorum arithmetic and leader rotation', async (t) => {
   t.ok(set.isQuorum(3n));
@@ -24,12 +24,12 @@ t.test('quorum arithmetic and leader rotation', async (t) => {
 });
 
 t.test('three votes form a QC that verifies with one pairing check, then from cache', async (t) => {
-  const c = new VoteCollector(CHAIN, set, cryptos[0]!);
+  const c = new VoteCollector(CHAIN, 0, set, cryptos[0]!);
   t.notOk(c.add(vote(0), true).qc);
   t.notOk(c.add(vote(1), false).qc);
   const res = c.add(vote(2), false);
   t.ok(res.qc, 'QC formed');
-  const verifier = new CertificateVerifier(CHAIN, set, cryptos[3]!, genesisQc);
+  const verifier = new CertificateVerifier(CHAIN, 0, set, cryptos[3]!, genesisQc);
   t.ok(verifier.verifyQc(res.qc!));
   t.ok(verifier.verifyQc(res.qc!));
   t.equal(verifier.checks, 1, 'the second check came from the cache');
@@ -40,10 +40,10 @@ t.test('three votes form a QC that verifies with one pairing check, then from ca
 });
 
 t.test('a bad vote is found and dropped when the aggregate fails', async (t) => {
-  const c = new VoteCollector(CHAIN, set, cryptos[0]!);
+  const c = new VoteCollector(CHAIN, 0, set, cryptos[0]!);
   c.add(vote(0), true);
   c.add(vote(1), false);
-  const forged = { ...vote(2), signature: cryptos[2]!.sign(voteDigest(CHAIN, 9, 1, hashA)) };
+  const forged = { ...vote(2), signature: cryptos[2]!.sign(voteDigest(CHAIN, 0, 9, 1, hashA)) };
   const res = c.add(forged, false);
   t.notOk(res.qc, 'no QC with the forged vote');
   t.equal(res.rejected, 1, 'the forged vote was dropped');
@@ -53,7 +53,7 @@ t.test('a bad vote is found and dropped when the aggregate fails', async (t) => 
 });
 
 t.test('two different votes from one validator in a round are evidence', async (t) => {
-  const c = new VoteCollector(CHAIN, set, cryptos[0]!);
+  const c = new VoteCollector(CHAIN, 0, set, cryptos[0]!);
   c.add(vote(1, hashA), false);
   const res = c.add(vote(1, hashB), false);
   t.equal(res.evidence?.kind, 'double-vote');
@@ -61,15 +61,15 @@ t.test('two different votes from one validator in a round are evidence', async (
 });
 
 t.test('timeouts with different high-QC rounds aggregate into a TC', async (t) => {
-  const c = new TimeoutCollector(CHAIN, set, cryptos[0]!);
+  const c = new TimeoutCollector(CHAIN, 0, set, cryptos[0]!);
   const qc1 = { round: 1, height: 1, blockHash: hashA, signers: new Uint8Array(0), signature: new Uint8Array(0) };
-  const timeout = (i: number, highQc: typeof genesisQc) => ({ round: 2, highQc, voter: vs[i]!.address, signature: cryptos[i]!.sign(timeoutDigest(CHAIN, 2, highQc.round)) });
+  const timeout = (i: number, highQc: typeof genesisQc) => ({ round: 2, highQc, voter: vs[i]!.address, signature: cryptos[i]!.sign(timeoutDigest(CHAIN, 0, 2, highQc.round)) });
   c.add(timeout(0, genesisQc), false);
   t.equal(c.weight(2), 1n);
   c.add(timeout(1, genesisQc), false);
   const res = c.add(timeout(3, genesisQc), false);
   t.ok(res.tc);
-  const verifier = new CertificateVerifier(CHAIN, set, cryptos[2]!, genesisQc);
+  const verifier = new CertificateVerifier(CHAIN, 0, set, cryptos[2]!, genesisQc);
   t.ok(verifier.verifyTc(res.tc!), 'the TC verifies');
   t.notOk(verifier.verifyTc({ ...res.tc!, highQcRounds: [0, 0, 1], highQc: qc1 }), 'tampered high-QC rounds do not verify');
 });

@@ -34,4 +34,8 @@ t.test('a devnet layout: one genesis, a key and a config per node, ports offset 
   t.notSame(bigger.nodes[0]!.address, layout.nodes[0]!.address);
   const reset = await prepareDevnet({ dir, validators: 4, rpcPort: 9100, p2pPort: 9200, plugins: [], reset: true });
   t.equal(reset.reused, false, '--reset regenerates');
+  const short = await prepareDevnet({ dir, validators: 4, epochLength: 10, rpcPort: 9100, p2pPort: 9200, plugins: [] });
+  t.equal(short.reused, false, 'another epoch length: regenerated');
+  t.equal(JSON.parse(await readFile(join(dir, 'genesis', 'genesis.json'), 'utf8')).epoch_length, 10);
+  t.equal((await prepareDevnet({ dir, validators: 4, epochLength: 10, rpcPort: 9100, p2pPort: 9200, plugins: [] })).reused, true, 'the same: reused');
 });

@@ -22,8 +22,8 @@ export class Cluster {
     readonly dev: AccountKey,
   ) {}
 
-  static async create(t: { teardown(fn: () => unknown): void }, n: number): Promise<Cluster> {
-    const layout = await prepareDevnet({ dir: await tempDataDir(t), validators: n, rpcPort: await freePortRange(n), p2pPort: await freePortRange(n), plugins: [] });
+  static async create(t: { teardown(fn: () => unknown): void }, n: number, o: { epochLength?: number } = {}): Promise<Cluster> {
+    const layout = await prepareDevnet({ dir: await tempDataDir(t), validators: n, epochLength: o.epochLength, rpcPort: await freePortRange(n), p2pPort: await freePortRange(n), plugins: [] });
     const nodes = layout.nodes.map((x) => ({ ...x, proc: undefined, client: new RpcClient(x.rpcUrl) }));
     return new Cluster(t, nodes, layout.chainId, await readKeyFile(layout.devKeyFile));
   }

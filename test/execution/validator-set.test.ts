@@ -6,9 +6,8 @@ import { buildBlockBody, executeBlock, type BlockExecution } from '../../node/ex
 import { StateOverlay, type StateReader } from '../../node/execution/overlay.js';
 import { readAccount, readValidator, writeAccount, writeValidator } from '../../node/execution/state-access.js';
 import {
-  epochOfHeight,
   isEligible,
-  isEpochBoundary,
+  lastHeightOf,
   readCandidates,
   readValidatorSet,
   selectValidatorSet,
@@ -21,7 +20,7 @@ import { ADDRESS_LENGTH, addressBytesFromPublicKey, formatAddress } from '../../
 import { UNIT } from '../../node/protocol/amount.js';
 import { bytesEqual, toHex } from '../../node/protocol/bytes.js';
 import { FEES } from '../../node/protocol/fees.js';
-import { EPOCH_LENGTH, MAX_ACTIVE_VALIDATORS, MAX_BLS_PAYLOADS_PER_BLOCK, MIN_VALIDATOR_STAKE, UNBONDING_PERIOD_MS } from '../../node/protocol/params.js';
+import { DEFAULT_EPOCH_LENGTH as EPOCH_LENGTH, MAX_ACTIVE_VALIDATORS, MAX_BLS_PAYLOADS_PER_BLOCK, MIN_VALIDATOR_STAKE, UNBONDING_PERIOD_MS } from '../../node/protocol/params.js';
 import type { Payload, PayloadOf, SignedVoteRef } from '../../node/protocol/payloads.js';
 import { VALIDATOR_SET_KEY, type ValidatorRecord } from '../../node/protocol/records.js';
 import { signTransaction, type Transaction } from '../../node/protocol/transaction.js';
@@ -64,14 +63,14 @@ class Chain {
   timestampMs = GENESIS_MS;
   nonces = new Map<string, bigint>();
 
-  static async genesis(validators: Array<{ who: Member; stake: bigint }>, o: { epochs?: boolean; funded?: Member[] } = {}): Promise<Chain> {
+  static async genesis(validators: Array<{ who: Member; stake: bigint }>, o: { epochs?: boolean; funded?: Member[]; length?: number } = {}): Promise<Chain> {
     const c = new Chain();
     const s = new StateOverlay(empty);
     for (const m of o.funded ?? [alice, bob]) writeAccount(s, m.address, { balance: 10_000_000n * UNIT, nonce: 0n });
     for (const { who, stake } of validators) {
       writeValidator(s, who.address, { staked: stake, unbonding: [], reputation: 500, active: stake >= MIN_VALIDATOR_STAKE, ed25519PublicKey: who.ed.publicKey, blsPublicKey: who.bls.publicKey });
     }
-    if (o.epochs !== false) await writeGenesisValidatorSet(s);
+    if (o.epochs !== false) await writeGenesisValidatorSet(s, o.length);
     await c.apply(s.changes());
     return c;
   }
@@ -197,13 +196,10 @@ t.test(`the set is capped at ${MAX_ACTIVE_VALIDATORS}: by weight, then stake, th
 });
 
 t.test('epochs: heights [e * L, (e + 1) * L), the boundary is the last height', async (t) => {
-  t.equal(EPOCH_LENGTH, 100);
-  t.notOk(isEpochBoundary(0));
-  t.ok(isEpochBoundary(EPOCH_LENGTH - 1));
-  t.notOk(isEpochBoundary(EPOCH_LENGTH));
-  t.ok(isEpochBoundary(2 * EPOCH_LENGTH - 1));
-  t.equal(epochOfHeight(EPOCH_LENGTH - 1), 0);
-  t.equal(epochOfHeight(EPOCH_LENGTH), 1);
+  t.equal(EPOCH_LENGTH, 100, 'the default length');
+  t.equal(lastHeightOf({ firstHeight: 0, length: 100 }), 99);
+  t.equal(lastHeightOf({ firstHeight: 100, length: 100 }), 199);
+  t.equal(lastHeightOf({ firstHeight: 30, length: 10 }), 39);
 });
 
 t.test("genesis writes epoch 0's set, the candidate index and the active flags", async (t) => {
@@ -244,6 +240,14 @@ t.test('the boundary block writes the next set exactly once, and the state root 
   t.same(writes, [EPOCH_LENGTH - 1, 2 * EPOCH_LENGTH - 1]);
   t.match(await chain.set(), { epoch: 2, firstHeight: 2 * EPOCH_LENGTH });
   t.same(await chain.members(), names(g1), 'the same validator, carried into each epoch');
+});
+
+t.test('a genesis epoch length of 10: boundaries at heights 9, 19, 29', async (t) => {
+  const chain = await Chain.genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }], { length: 10 });
+  const writes: number[] = [];
+  while (chain.height < 30) if ((await chain.block()).validatorSet) writes.push(chain.height);
+  t.same(writes, [9, 19, 29]);
+  t.match(await chain.set(), { epoch: 3, firstHeight: 30, length: 10 });
 });
 
 t.test('join through Stake + ValidatorRegister at the next boundary; leave at the boundary after unstaking below the minimum', async (t) => {
@@ -329,9 +333,9 @@ function doubleVote(signer: Member, round: number, chainId = CHAIN): PayloadOf<'
   const crypto = new BlsQuorumCrypto(signer.bls.secretKey);
   const vote = (fill: number): SignedVoteRef => {
     const blockHash = new Uint8Array(32).fill(fill);
-    return { height: 40, blockHash, signature: crypto.sign(voteDigest(chainId, round, 40, blockHash)) };
+    return { height: 40, blockHash, signature: crypto.sign(voteDigest(chainId, 0, round, 40, blockHash)) };
   };
-  return { kind: 'SubmitEvidence', evidence: 'double-vote', round, validator: signer.address, first: vote(1), second: vote(2) };
+  return { kind: 'SubmitEvidence', evidence: 'double-vote', epoch: 0, round, validator: signer.address, first: vote(1), second: vote(2) };
 }
 
 t.test('SubmitEvidence: a proven double vote slashes for good; the validator leaves at the next boundary', async (t) => {

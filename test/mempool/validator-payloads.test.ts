@@ -12,7 +12,7 @@ import { alice, bob, json, pool, sign, state } from './harness.js';
 
 const register: Payload = { kind: 'ValidatorRegister', blsPublicKey: new Uint8Array(48).fill(7), proofOfPossession: new Uint8Array(96).fill(9) };
 const vote = (fill: number) => ({ height: 4, blockHash: new Uint8Array(32).fill(fill), signature: new Uint8Array(96).fill(fill) });
-const evidence: Payload = { kind: 'SubmitEvidence', evidence: 'double-vote', round: 9, validator: bob.address, first: vote(1), second: vote(2) };
+const evidence: Payload = { kind: 'SubmitEvidence', evidence: 'double-vote', epoch: 0, round: 9, validator: bob.address, first: vote(1), second: vote(2) };
 
 t.test('ValidatorRegister and SubmitEvidence are admitted as JSON and from gossip, at their fees', async (t) => {
   const mp = pool(state([{ key: alice, balance: UNIT }]));

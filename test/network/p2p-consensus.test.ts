@@ -27,11 +27,10 @@ t.test('three consensus engines commit the same blocks over real libp2p', async 
     const net = await P2PNetwork.create({ chainId: CHAIN, seed, host: '127.0.0.1', port: 0, bootstrap, log });
     nets.push(net);
     const v = validators[i]!;
-    const app = new TestApp(genesis);
+    const app = new TestApp(genesis, { sets: () => validators.map((x) => x.validator) });
     apps.push(app);
     const engine = new ConsensusEngine({
       chainId: CHAIN,
-      validators: { validators: validators.map((x) => x.validator) },
       self: { address: v.address, crypto: new BlsQuorumCrypto(v.blsSecret) },
       app,
       transport: net.consensus,

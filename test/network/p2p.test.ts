@@ -18,7 +18,7 @@ const seed = (n: number) => new Uint8Array(32).fill(n);
 const addresses = new Map<number, Uint8Array>();
 /** memoized: deriving a key pair costs about half a millisecond */
 const addressOf = (n: number): Uint8Array => addresses.get(n) ?? addresses.set(n, addressBytesFromPublicKey(keyPairFromSeed(seed(n)).publicKey)).get(n)!;
-const vote: ConsensusMessage = { type: 'vote', vote: { round: 3, height: 2, blockHash: new Uint8Array(32).fill(5), voter: new Uint8Array(20).fill(1), signature: new Uint8Array(96).fill(7) } };
+const vote: ConsensusMessage = { type: 'vote', epoch: 0, vote: { round: 3, height: 2, blockHash: new Uint8Array(32).fill(5), voter: new Uint8Array(20).fill(1), signature: new Uint8Array(96).fill(7) } };
 
 type T = { teardown(fn: () => unknown): void };
 
@@ -84,7 +84,7 @@ t.test('large consensus messages cross in many yamux chunks', async (t) => {
   await until(() => b.peerCount() === 1 && a.peerCount() === 1, 'connected');
   const g = genesisBlock();
   const block = { ...g, transactions: Array.from({ length: 3_000 }, (_, i) => transfer(i)) };
-  const msg: ConsensusMessage = { type: 'sync-response', blocks: [block, block] };
+  const msg: ConsensusMessage = { type: 'sync-response', epoch: 0, blocks: [block, block] };
   const size = encodeMessage(msg).length;
   let got: ConsensusMessage | undefined;
   a.consensus.onMessage((_f, m) => (got = m));
@@ -99,7 +99,7 @@ t.test('a message above the size cap is not sent, so the peer has nothing to pen
   await until(() => b.peerCount() === 1 && a.peerCount() === 1, 'connected');
   let got = 0;
   a.consensus.onMessage(() => got++);
-  const big: ConsensusMessage = { type: 'sync-response', blocks: [{ ...genesisBlock(), transactions: Array.from({ length: 20 }, (_, i) => transfer(i)) }] };
+  const big: ConsensusMessage = { type: 'sync-response', epoch: 0, blocks: [{ ...genesisBlock(), transactions: Array.from({ length: 20 }, (_, i) => transfer(i)) }] };
   b.consensus.send(addressOf(1), big);
   b.consensus.send(addressOf(1), vote);
   await until(() => got === 1, 'the vote');

@@ -51,6 +51,12 @@ t.test('genesisToJson round-trips and feeds the genesis block builder', async (t
   t.equal((json.accounts as any[])[0].balance, '100000000000000000000');
   const built = await buildGenesisBlock(g);
   t.equal(built.block.header.height, 0);
+  t.equal(g.epochLength, 100, 'epoch_length is optional, 100 by default');
+  t.notOk('epoch_length' in json, 'and the default is not written back');
+  const short = parseGenesis({ ...base(), epoch_length: 10 });
+  t.equal(short.epochLength, 10);
+  t.equal(genesisToJson(short).epoch_length, 10);
+  t.not(Buffer.from((await buildGenesisBlock(short)).block.hash).toString('hex'), Buffer.from(built.block.hash).toString('hex'), 'the epoch length is part of the genesis state');
 });
 
 function rejects(t: Test, mutate: (g: Record<string, any>) => void, re: RegExp): void {
@@ -78,6 +84,8 @@ t.test('precise validation errors', async (t) => {
   rejects(t, (g) => (g.validators[0].reputation = 1001), /reputation: must be an integer from 0 to 1000/);
   rejects(t, (g) => (g.validators[0].extra = 1), /validators\[0\]: unknown field "extra"/);
   rejects(t, (g) => (g.extra = 1), /unknown field "extra"/);
+  rejects(t, (g) => (g.epoch_length = 9), /epoch_length: must be an integer from 10 to 1000000/);
+  rejects(t, (g) => (g.epoch_length = '100'), /epoch_length: must be an integer/);
   rejects(t, (g) => delete g.accounts, /missing field "accounts"/);
   rejects(t, (g) => (g.accounts = {}), /accounts: must be an array/);
   rejects(t, (g) => (g.accounts[0].balance = (1n << 128n).toString()), /accounts\[0\]\.balance/);

@@ -52,9 +52,9 @@ function evidence(signer: Uint8Array, chainId = CHAIN, round = 9): PayloadOf<'Su
   const crypto = new BlsQuorumCrypto(signer);
   const vote = (fill: number, height: number): SignedVoteRef => {
     const blockHash = new Uint8Array(32).fill(fill);
-    return { height, blockHash, signature: crypto.sign(voteDigest(chainId, round, height, blockHash)) };
+    return { height, blockHash, signature: crypto.sign(voteDigest(chainId, 0, round, height, blockHash)) };
   };
-  return { kind: 'SubmitEvidence', evidence: 'double-vote', round, validator: A, first: vote(1, 4), second: vote(2, 4) };
+  return { kind: 'SubmitEvidence', evidence: 'double-vote', epoch: 0, round, validator: A, first: vote(1, 4), second: vote(2, 4) };
 }
 
 t.test("equivocation: two votes signed by the engine's own signer verify; anything else does not", async (t) => {

@@ -4,6 +4,7 @@ import { defaultConfig } from '../../config/schema.js';
 import { MAX_DEVNET_VALIDATORS, prepareDevnet, type DevnetLayout } from '../../devnet/layout.js';
 import { runDevnet as startChildren, tailLines } from '../../devnet/run.js';
 import { intFlag, parseCommandArgs, stringFlag, UsageError, type CliIo } from '../io.js';
+import { DEFAULT_EPOCH_LENGTH, MAX_EPOCH_LENGTH, MIN_EPOCH_LENGTH } from '../../protocol/params.js';
 
 export const devnetHelp = `ledger devnet: run a local network of several validators on this machine
 
@@ -19,6 +20,8 @@ others keep running. Ctrl-C (SIGINT) or SIGTERM stops every node and exits 0.
 
 Options:
   --validators <n>   number of validators, 1-${MAX_DEVNET_VALIDATORS} (default: 4)
+  --epoch-length <n> blocks per epoch, ${MIN_EPOCH_LENGTH}-${MAX_EPOCH_LENGTH} (default: ${DEFAULT_EPOCH_LENGTH}); short epochs
+                     let you watch validators join and leave through Stake and Unstake
   --dir <dir>        where the devnet lives (default: ./data/devnet); a dir that holds
                      anything else than a devnet is refused
   --rpc-port <port>  JSON-RPC port of node 0 (default: 8545)
@@ -42,6 +45,7 @@ Examples:
 export async function runDevnet(argv: string[], io: CliIo): Promise<number> {
   const p = parseCommandArgs('devnet', argv, {
     validators: { type: 'string' },
+    'epoch-length': { type: 'string' },
     dir: { type: 'string' },
     'rpc-port': { type: 'string' },
     'p2p-port': { type: 'string' },
@@ -58,7 +62,7 @@ export async function runDevnet(argv: string[], io: CliIo): Promise<number> {
   const json = p.values.json === true;
   const exitOnFailure = p.values['exit-on-failure'] === true;
 
-  const layout = await prepareDevnet({ dir: resolve(io.cwd, stringFlag(p, 'dir') ?? './data/devnet'), validators, rpcPort, p2pPort, plugins, reset: p.values.reset === true });
+  const layout = await prepareDevnet({ dir: resolve(io.cwd, stringFlag(p, 'dir') ?? './data/devnet'), validators, epochLength: intFlag(p, 'epoch-length', 'devnet', MIN_EPOCH_LENGTH, MAX_EPOCH_LENGTH), rpcPort, p2pPort, plugins, reset: p.values.reset === true });
   let exitCode = 0;
   let finish: (code: number) => void = () => {};
   const done = new Promise<number>((r) => (finish = r));

@@ -10,6 +10,7 @@ import { formatTokens, UNIT } from '../../protocol/amount.js';
 import { CHAIN_ID_RE, genesisToJson, NETWORK_RE, parseGenesis, parseGenesisTemplate, type Genesis } from '../../protocol/genesis.js';
 import { packageRoot } from '../package-root.js';
 import { intFlag, parseCommandArgs, printJson, stringFlag, UsageError, type CliIo } from '../io.js';
+import { DEFAULT_EPOCH_LENGTH, MAX_EPOCH_LENGTH, MIN_EPOCH_LENGTH } from '../../protocol/params.js';
 
 export const DEV_BALANCE = 20_000_000_000n * UNIT; // above 2^60 units, so big amounts can be tried at once
 export const VALIDATOR_STAKE = 1_000_000n * UNIT;
@@ -32,6 +33,8 @@ Options:
   --network <name>     DID network segment, lowercase letters and digits (default: testnet)
   --chain-id <id>      chain id (default: the template's for testnet, else ledger-<network>-1)
   --validators <n>     number of genesis validators, 1-${MAX_INIT_VALIDATORS} (default: 1)
+  --epoch-length <n>   blocks per epoch, at whose end the validator set may change,
+                       ${MIN_EPOCH_LENGTH}-${MAX_EPOCH_LENGTH} (default: the template's, else ${DEFAULT_EPOCH_LENGTH})
   --template <file>    genesis template (default: genesis/testnet.json of this package)
   --force              replace an existing genesis and keys and delete the chain database
   -h, --help           show this help
@@ -46,6 +49,8 @@ export interface InitOptions {
   network?: string;
   chainId?: string;
   validators?: number;
+  /** blocks per epoch (default: the template's) */
+  epochLength?: number;
   templatePath?: string;
   force?: boolean;
   /** the genesis time when the template leaves it 0; default Date.now() */
@@ -115,6 +120,7 @@ export async function initDataDir(o: InitOptions): Promise<InitSummary> {
   const dev = generateAccountKey(network);
   const genesis: Genesis = {
     ...template,
+    epochLength: o.epochLength ?? template.epochLength,
     chainId,
     network,
     genesisTimeMs: template.genesisTimeMs || (o.now ?? Date.now()),
@@ -181,6 +187,7 @@ export async function runInit(argv: string[], io: CliIo): Promise<number> {
     network: { type: 'string' },
     'chain-id': { type: 'string' },
     validators: { type: 'string' },
+    'epoch-length': { type: 'string' },
     template: { type: 'string' },
     force: { type: 'boolean' },
   });
@@ -191,6 +198,7 @@ export async function runInit(argv: string[], io: CliIo): Promise<number> {
     network: stringFlag(p, 'network'),
     chainId: stringFlag(p, 'chain-id'),
     validators: intFlag(p, 'validators', 'init', 1, MAX_INIT_VALIDATORS),
+    epochLength: intFlag(p, 'epoch-length', 'init', MIN_EPOCH_LENGTH, MAX_EPOCH_LENGTH),
     templatePath: templatePath === undefined ? undefined : resolve(io.cwd, templatePath),
     force: p.values.force === true,
   });

@@ -16,7 +16,7 @@ function signedItem(e: Evidence, which: 'first' | 'second') {
 }
 
 export function evidenceToJson(e: Evidence) {
-  return { kind: e.kind, round: e.round, validator: formatAddress(e.validator), first: signedItem(e, 'first'), second: signedItem(e, 'second') };
+  return { kind: e.kind, epoch: e.epoch, round: e.round, validator: formatAddress(e.validator), first: signedItem(e, 'first'), second: signedItem(e, 'second') };
 }
 
 /**

@@ -252,12 +252,13 @@ t.test('validators: list and stake, unbonding summed exactly', async (t) => {
 t.test('getEvidence: equivocations as JSON, optionally for one validator', async (t) => {
   const voter = VALIDATORS[1]!.address;
   const vote = (fill: number) => ({ round: 9, height: 4, blockHash: new Uint8Array(32).fill(fill), voter, signature: new Uint8Array(96).fill(fill) });
-  const evidence: Evidence[] = [{ kind: 'double-vote', round: 9, validator: voter, first: vote(1), second: vote(2) }];
+  const evidence: Evidence[] = [{ kind: 'double-vote', epoch: 3, round: 9, validator: voter, first: vote(1), second: vote(2) }];
   const { call } = await setup(t, { evidence });
   const all = result(await call('ledger_getEvidence')) as unknown[];
   t.same(all, [
     {
       kind: 'double-vote',
+      epoch: 3,
       round: 9,
       validator: formatAddress(voter),
       first: { height: 4, block_hash: '01'.repeat(32), signature: '01'.repeat(96) },
