@@ -8,7 +8,9 @@ import { DEFAULT_PACEMAKER, Pacemaker, systemClock, type Clock, type PacemakerCo
 import * as rules from './safety.js';
 import type { ConsensusStore } from './store.js';
 import { OrphanPool } from './orphans.js';
+import { BackupVotes } from './backup-votes.js';
 import { clipAtBoundary, EpochContext, epochProofError } from './epochs.js';
+import { EpochSync } from './epoch-sync.js';
 import { BlockSync, collectAncestors } from './sync.js';
 import { BlockTimes } from './timing.js';
 import { BlockTree } from './tree.js';
@@ -83,9 +85,6 @@ export interface ConsensusMetrics {
   dropped: Record<string, number>;
 }
 
-/** messages of the next epoch kept while this node finishes the current one */
-const MAX_FUTURE_MESSAGES = 256;
-
 export class ConsensusEngine extends EventEmitter {
   private readonly o: ConsensusEngineOptions;
   private readonly clock: Clock;
@@ -105,15 +104,10 @@ export class ConsensusEngine extends EventEmitter {
   private readonly pendingQcs = new Map<string, QuorumCertificate>();
   private readonly sync = new BlockSync();
   private readonly times = new BlockTimes();
-  /** votes held as the backup collector, by round (see voteCollectors) */
-  private readonly backupVotes = new Map<number, Array<{ vote: Vote; trusted: boolean; from: Uint8Array | undefined }>>();
-  private readonly backupTimers = new Set<TimerHandle>();
-  private readonly backupRelayMs: number;
+  /** votes held as the backup collector (see voteCollectors) */
+  private readonly backup: BackupVotes;
+  private readonly epochSync: EpochSync;
   private readonly evidenceList: Evidence[] = [];
-  private future: Array<{ from: Uint8Array; msg: ConsensusMessage }> = [];
-  /** a peer known to be in a later epoch, and when we last asked it for a proof */
-  private ahead: { peer: Uint8Array; epoch: number; askedAt: number } | undefined;
-  private readonly proofsSent = new Map<string, number>();
   private readonly m: ConsensusMetrics;
 
   constructor(options: ConsensusEngineOptions) {
@@ -122,7 +116,11 @@ export class ConsensusEngine extends EventEmitter {
     this.clock = options.clock ?? systemClock;
     this.me = options.self.address;
     const pacing = { ...DEFAULT_PACEMAKER, ...options.pacemaker };
-    this.backupRelayMs = Math.round(pacing.baseTimeoutMs / 3);
+    const relayMs = Math.round(pacing.baseTimeoutMs / 3);
+    this.backup = new BackupVotes(this.clock, relayMs, (round) => this.enqueue(() => this.relayIfStalled(round)));
+    this.epochSync = new EpochSync(this.clock, relayMs, (peer, epoch) => {
+      if (this.running && this.ep.epoch === epoch) this.o.transport.send(peer, this.msg({ type: 'epoch-request' }));
+    });
     this.pacemaker = new Pacemaker(pacing, this.clock, (round) => this.enqueue(() => this.localTimeout(round)));
     this.tree = new BlockTree(options.committedHead);
     this.m = {
@@ -188,13 +186,8 @@ export class ConsensusEngine extends EventEmitter {
     this.running = false;
     this.pacemaker.stop();
     this.idleTimer?.cancel();
-    this.cancelBackupTimers();
+    this.backup.clear();
     await this.queue;
-  }
-
-  private cancelBackupTimers(): void {
-    for (const t of this.backupTimers) t.cancel();
-    this.backupTimers.clear();
   }
 
   evidence(): Evidence[] {
@@ -397,7 +390,7 @@ export class ConsensusEngine extends EventEmitter {
   private async onVote(vote: Vote, trusted: boolean, from?: Uint8Array): Promise<void> {
     if (!this.voteCollectors(vote.round).some((a) => this.isMe(a))) return this.drop('vote-not-for-me');
     if (vote.round + 1 < this.pacemaker.round) return;
-    if (!this.isMe(this.validators.leader(vote.round + 1).address)) return this.holdBackupVote(vote, trusted, from);
+    if (!this.isMe(this.validators.leader(vote.round + 1).address)) return this.backup.hold({ vote, trusted, from });
     await this.collectVote(vote, trusted, from);
   }
 
@@ -415,24 +408,9 @@ export class ConsensusEngine extends EventEmitter {
     await this.processQc(res.qc, this.validators.leader(res.qc.round).address);
   }
 
-  private holdBackupVote(vote: Vote, trusted: boolean, from: Uint8Array | undefined): void {
-    const held = this.backupVotes.get(vote.round);
-    if (held) {
-      held.push({ vote, trusted, from });
-      return;
-    }
-    this.backupVotes.set(vote.round, [{ vote, trusted, from }]);
-    const timer = this.clock.setTimer(this.backupRelayMs, () => {
-      this.backupTimers.delete(timer);
-      this.enqueue(() => this.relayIfStalled(vote.round));
-    });
-    this.backupTimers.add(timer);
-  }
-
   private async relayIfStalled(round: number): Promise<void> {
-    const held = this.backupVotes.get(round);
-    this.backupVotes.delete(round);
-    if (!held || this.proposalsSeen.has(round + 1) || this.pacemaker.round > round + 1) return;
+    const held = this.backup.take(round);
+    if (this.proposalsSeen.has(round + 1) || this.pacemaker.round > round + 1) return;
     for (const h of held) await this.collectVote(h.vote, h.trusted, h.from);
   }
 
@@ -531,8 +509,7 @@ export class ConsensusEngine extends EventEmitter {
     this.pendingQcs.clear();
     this.proposalsSeen.clear();
     this.ownTimeouts.clear();
-    this.backupVotes.clear();
-    this.cancelBackupTimers();
+    this.backup.clear();
     this.proposedRound = 0;
     this.m.epoch = info.epoch;
     this.m.epochChanges++;
@@ -540,47 +517,21 @@ export class ConsensusEngine extends EventEmitter {
     this.pacemaker.restart(this.ep.startQc.round + 1);
     this.emit('round', { round: this.pacemaker.round, via: 'epoch' });
     this.scheduleProposal(this.pacemaker.round);
-    const early = this.future.filter((f) => f.msg.epoch === info.epoch);
-    this.future = [];
-    for (const f of early) this.enqueue(() => this.handle(f.from, f.msg));
-    if (this.ahead && this.ahead.epoch > info.epoch) this.askForProof(this.ahead.peer, true);
+    for (const f of this.epochSync.entered(info.epoch)) this.enqueue(() => this.handle(f.from, f.msg));
   }
 
   /** A message of another epoch: an older one tells its sender how the epoch ended; a newer one means we are behind. */
   private async otherEpoch(from: Uint8Array, msg: ConsensusMessage): Promise<void> {
     if (msg.epoch < this.ep.epoch) return this.sendProof(from, msg.epoch);
-    if (msg.epoch === this.ep.epoch + 1 && this.future.length < MAX_FUTURE_MESSAGES) this.future.push({ from, msg });
-    if (!this.ahead || msg.epoch >= this.ahead.epoch) this.ahead = { peer: from, epoch: msg.epoch, askedAt: this.ahead?.askedAt ?? 0 };
-    this.askForProof(from, false);
-  }
-
-  /**
-   * Ask `peer` how our epoch ended. Not at once: at a handover the QC that ends the epoch is
-   * usually a moment behind the first messages of the next one.
-   */
-  private askForProof(peer: Uint8Array, now: boolean): void {
-    const at = this.clock.now();
-    if (this.ahead && at - this.ahead.askedAt < this.backupRelayMs) return;
-    if (this.ahead) this.ahead.askedAt = at;
-    const epoch = this.ep.epoch;
-    const send = () => {
-      if (this.running && this.ep.epoch === epoch) this.o.transport.send(peer, this.msg({ type: 'epoch-request' }));
-    };
-    if (now) send();
-    else this.clock.setTimer(this.backupRelayMs, send);
+    this.epochSync.aheadOf(this.ep.epoch, from, msg);
   }
 
   private async onEpochRequest(from: Uint8Array, epoch: number): Promise<void> {
     if (epoch < this.ep.epoch) await this.sendProof(from, epoch);
   }
 
-  /** At most one proof per peer and epoch per second: a proof holds a whole block. */
   private async sendProof(to: Uint8Array, epoch: number): Promise<void> {
-    const key = `${toHex(to)}:${epoch}`;
-    const now = this.clock.now();
-    if (now - (this.proofsSent.get(key) ?? -Infinity) < 1_000) return;
-    if (this.proofsSent.size > 1_024) this.proofsSent.clear();
-    this.proofsSent.set(key, now);
+    if (!this.epochSync.mayProve(to, epoch)) return;
     const proof = await this.o.store.loadEpochProof(epoch);
     if (proof) this.o.transport.send(to, { type: 'epoch-proof', epoch, proof });
   }
@@ -610,7 +561,7 @@ export class ConsensusEngine extends EventEmitter {
     this.ep.timeouts.prune(round - 1);
     for (const r of this.proposalsSeen.keys()) if (r < round - 16) this.proposalsSeen.delete(r);
     for (const r of this.ownTimeouts.keys()) if (r < round) this.ownTimeouts.delete(r);
-    for (const r of this.backupVotes.keys()) if (r + 1 < round) this.backupVotes.delete(r);
+    this.backup.prune(round);
     this.emit('round', { round, via });
     this.scheduleProposal(round);
   }
