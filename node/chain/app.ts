@@ -82,6 +82,10 @@ export class ChainApp extends EventEmitter {
     return this.o.store.blocks.byHash(hash);
   }
 
+  getCommittedBlockAt(height: number): Promise<Block | undefined> {
+    return this.o.store.blocks.byHeight(height);
+  }
+
   /** The epoch the committed state records: its set, the block it starts from and its last height. */
   async currentEpoch(): Promise<EpochInfo> {
     const set = await readValidatorSet(this.o.store.stateReader());

@@ -19,7 +19,7 @@ export const MAX_SMALL_MESSAGE_BYTES = 64 * 1024;
 export const MAX_SYNC_BLOCKS = 64;
 const MAX_BITMAP = bitmapLength(MAX_VALIDATORS);
 
-const TYPE = { proposal: 1, vote: 2, timeout: 3, tc: 4, 'sync-request': 5, 'sync-response': 6, qc: 7, 'epoch-request': 8, 'epoch-proof': 9 } as const;
+const TYPE = { proposal: 1, vote: 2, timeout: 3, tc: 4, 'sync-request': 5, 'sync-response': 6, qc: 7, 'epoch-request': 8, 'epoch-proof': 9, 'range-request': 10, 'range-response': 11 } as const;
 
 function tooLarge(what: string, size: number, cap: number): LedgerError {
   return new LedgerError('MESSAGE_TOO_LARGE', `${what} of ${size} bytes exceeds ${cap}`, 'limit');
@@ -140,6 +140,12 @@ export function encodeMessage(msg: ConsensusMessage): Uint8Array {
     case 'sync-response':
       writeBlocks(w, msg.blocks);
       break;
+    case 'range-request':
+      w.u64(BigInt(msg.request.fromHeight)).u16(msg.request.max);
+      break;
+    case 'range-response':
+      writeBlocks(w, msg.blocks);
+      break;
     case 'epoch-request':
       break;
     case 'epoch-proof':
@@ -156,7 +162,7 @@ export function decodeMessage(bytes: Uint8Array): ConsensusMessage {
   const version = r.u8();
   if (version !== WIRE_VERSION) throw invalid('BAD_VERSION', `unknown consensus wire version ${version}`);
   const type = r.u8();
-  const big = type === TYPE['sync-response'] || type === TYPE['epoch-proof'];
+  const big = type === TYPE['sync-response'] || type === TYPE['epoch-proof'] || type === TYPE['range-response'];
   const cap = type === TYPE.proposal ? MAX_PROPOSAL_BYTES + 64 * 1024 : big ? MAX_SYNC_RESPONSE_BYTES : MAX_SMALL_MESSAGE_BYTES;
   if (bytes.length > cap) throw tooLarge('consensus message', bytes.length, cap);
   const epoch = round(r);
@@ -187,6 +193,15 @@ export function decodeMessage(bytes: Uint8Array): ConsensusMessage {
     }
     case TYPE['sync-response']:
       msg = { type: 'sync-response', blocks: readBlocks(r, 'sync response') };
+      break;
+    case TYPE['range-request']: {
+      const request = { fromHeight: round(r), max: r.u16() };
+      if (request.max === 0 || request.max > MAX_SYNC_BLOCKS) throw invalid('BAD_SYNC_REQUEST', `max must be 1 to ${MAX_SYNC_BLOCKS}`);
+      msg = { type: 'range-request', request };
+      break;
+    }
+    case TYPE['range-response']:
+      msg = { type: 'range-response', blocks: readBlocks(r, 'range response') };
       break;
     case TYPE['epoch-request']:
       msg = { type: 'epoch-request' };

@@ -11,7 +11,7 @@ import { OrphanPool } from './orphans.js';
 import { BackupVotes } from './backup-votes.js';
 import { clipAtBoundary, EpochContext, epochProofError } from './epochs.js';
 import { EpochSync } from './epoch-sync.js';
-import { BlockSync, collectAncestors } from './sync.js';
+import { BlockSync, collectAncestors, collectRange, RangeSync } from './sync.js';
 import { BlockTimes } from './timing.js';
 import { BlockTree } from './tree.js';
 import type { ConsensusApp, ConsensusMessage, ConsensusMessageBody, ConsensusTransport, EpochProof, Evidence, Proposal, SafetyState, Timeout, TimeoutCertificate, Vote } from './types.js';
@@ -81,6 +81,8 @@ export interface ConsensusMetrics {
   timeouts: number;
   pairingChecks: number;
   epochChanges: number;
+  /** catch-up requests by height (seq) */
+  rangeRequests: number;
   lastCommitLatencyMs: number | undefined;
   dropped: Record<string, number>;
 }
@@ -103,6 +105,10 @@ export class ConsensusEngine extends EventEmitter {
   private readonly orphans = new OrphanPool();
   private readonly pendingQcs = new Map<string, QuorumCertificate>();
   private readonly sync = new BlockSync();
+  private readonly ranges = new RangeSync();
+  /** the next height to ask for by range, and the highest height seen that we lack */
+  private rangeNext = 0;
+  private syncTarget = 0;
   private readonly times = new BlockTimes();
   /** votes held as the backup collector (see voteCollectors) */
   private readonly backup: BackupVotes;
@@ -126,6 +132,7 @@ export class ConsensusEngine extends EventEmitter {
     this.m = {
       epoch: 0,
       epochChanges: 0,
+      rangeRequests: 0,
       round: 0, highQcRound: 0, lockedRound: 0, lastVotedRound: 0, committedHeight: options.committedHead.header.height, committedBlocks: 0,
       proposals: 0, votesSent: 0, votesReceived: 0, qcsFormed: 0, tcsFormed: 0, timeouts: 0, pairingChecks: 0, lastCommitLatencyMs: undefined, dropped: {},
     };
@@ -260,6 +267,8 @@ export class ConsensusEngine extends EventEmitter {
     // Any peer may catch up from us, and we from it; the rest is for validators only.
     if (msg.type === 'sync-request') return this.onSyncRequest(from, msg.request.hash, msg.request.stopAtHeight, msg.request.max);
     if (msg.type === 'sync-response') return this.onSyncResponse(from, msg.blocks);
+    if (msg.type === 'range-request') return this.onRangeRequest(from, msg.request.fromHeight, msg.request.max);
+    if (msg.type === 'range-response') return this.onRangeResponse(from, msg.blocks);
     if (msg.type === 'epoch-request') return this.onEpochRequest(from, msg.epoch);
     if (msg.type === 'epoch-proof') return this.onEpochProof(from, msg.epoch, msg.proof);
     if (msg.epoch !== this.ep.epoch) return this.otherEpoch(from, msg);
@@ -323,7 +332,7 @@ export class ConsensusEngine extends EventEmitter {
       if (!parent) {
         if (!this.orphans.add(b, from)) return this.drop('orphan-pool-full');
         // An orphan's parent that is itself an orphan is already on its way.
-        if (!this.orphans.has(b.header.parentHash)) this.requestSync(from, b.header.parentHash);
+        if (!this.orphans.has(b.header.parentHash)) this.requestSync(from, b.header.parentHash, b.header.height - 1);
         return;
       }
       try {
@@ -436,7 +445,7 @@ export class ConsensusEngine extends EventEmitter {
     }
     else if (qc.round > 0 && qc.height > this.tree.root.header.height) {
       this.pendingQcs.set(toHex(qc.blockHash), qc);
-      this.requestSync(source ?? this.validators.leader(qc.round).address, qc.blockHash);
+      this.requestSync(source ?? this.validators.leader(qc.round).address, qc.blockHash, qc.height);
     }
     this.advance(qc.round + 1, 'qc');
   }
@@ -657,14 +666,47 @@ export class ConsensusEngine extends EventEmitter {
 
   // ---- catching up on missing blocks ----
 
-  private requestSync(to: Uint8Array, hash: Uint8Array): void {
-    if (this.isMe(to) || !this.sync.shouldRequest(hash, this.clock.now())) return;
+  /** Ask `to` for the missing block `hash` at `height` and its ancestors: by hash when the gap is short, else by height. */
+  private requestSync(to: Uint8Array, hash: Uint8Array, height: number): void {
+    if (this.isMe(to)) return;
+    if (height - this.tree.root.header.height > MAX_SYNC_BLOCKS) {
+      this.syncTarget = Math.max(this.syncTarget, height);
+      return this.requestRange(to);
+    }
+    if (!this.sync.shouldRequest(hash, this.clock.now())) return;
     this.o.transport.send(to, this.msg({ type: 'sync-request', request: { hash, stopAtHeight: this.tree.root.header.height, max: MAX_SYNC_BLOCKS } }));
   }
 
   private async onSyncRequest(from: Uint8Array, hash: Uint8Array, stopAtHeight: number, max: number): Promise<void> {
     const blocks = await collectAncestors(hash, stopAtHeight, max, async (h) => this.tree.get(h) ?? (await this.o.app.getCommittedBlock(h)));
     if (blocks.length > 0) this.o.transport.send(from, this.msg({ type: 'sync-response', blocks }));
+  }
+
+  private requestRange(to: Uint8Array): void {
+    const fromHeight = Math.max(this.rangeNext, this.tree.root.header.height + 1);
+    if (!this.ranges.shouldRequest(fromHeight, this.clock.now())) return;
+    this.m.rangeRequests++;
+    this.o.transport.send(to, this.msg({ type: 'range-request', request: { fromHeight, max: MAX_SYNC_BLOCKS } }));
+  }
+
+  private async onRangeRequest(from: Uint8Array, fromHeight: number, max: number): Promise<void> {
+    const blocks = await collectRange(fromHeight, max, (h) => this.o.app.getCommittedBlockAt(h));
+    if (blocks.length > 0) this.o.transport.send(from, this.msg({ type: 'range-response', blocks }));
+  }
+
+  /** Blocks by height: certified by the last one's QC, they go in like synced ones; ask on while far behind. */
+  private async onRangeResponse(from: Uint8Array, blocks: Block[]): Promise<void> {
+    const res = this.ranges.accept(blocks, this.ep.info.lastHeight);
+    if (!res.ok) return this.drop(res.reason, res.reason === 'bad-sync' ? from : undefined);
+    if (!this.verifier.verifyQc(res.qc)) return this.drop('bad-qc', from);
+    const ep = this.ep;
+    for (const b of res.certified) {
+      await this.receiveBlock(b, from);
+      if (this.ep !== ep) return;
+    }
+    this.rangeNext = res.qc.height + 1;
+    await this.processQc(res.qc, from);
+    if (this.ep === ep && this.syncTarget - this.tree.root.header.height > MAX_SYNC_BLOCKS) this.requestRange(from);
   }
 
   private async onSyncResponse(from: Uint8Array, blocks: Block[]): Promise<void> {

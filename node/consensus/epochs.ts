@@ -3,6 +3,7 @@ import { bytesEqual } from '../protocol/bytes.js';
 import { CertificateVerifier } from './certificates.js';
 import type { QuorumCrypto } from './crypto.js';
 import type { EpochInfo, EpochProof } from './types.js';
+import { isChain } from './sync.js';
 import { ValidatorSet } from './validators.js';
 import { TimeoutCollector, VoteCollector } from './votes.js';
 
@@ -72,11 +73,8 @@ export function clipAtBoundary(path: Block[], lastHeight: number | undefined): {
 export function epochProofError(proof: EpochProof, lastHeight: number | undefined): string | undefined {
   const [boundary] = proof.blocks;
   if (lastHeight === undefined || !boundary || boundary.header.height !== lastHeight) return 'the first block is not this epoch\'s boundary';
-  for (let i = 1; i < proof.blocks.length; i++) {
-    const b = proof.blocks[i]!;
-    if (!bytesEqual(b.header.parentHash, proof.blocks[i - 1]!.hash) || !bytesEqual(b.header.justify.blockHash, b.header.parentHash)) return 'the blocks do not form a chain';
-    if (b.transactions.length > 0) return 'a block above the boundary carries transactions';
-  }
+  if (!isChain(proof.blocks)) return 'the blocks do not form a chain';
+  if (proof.blocks.slice(1).some((b) => b.transactions.length > 0)) return 'a block above the boundary carries transactions';
   const last = proof.blocks[proof.blocks.length - 1]!;
   if (!bytesEqual(proof.qc.blockHash, last.hash) || proof.qc.height !== last.header.height) return 'the QC does not certify the last block';
   if (proof.blocks.length < 3) return 'a 3-chain on the boundary needs two blocks above it';

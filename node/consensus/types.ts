@@ -54,6 +54,12 @@ export interface Proposal {
   signature: Uint8Array;
 }
 
+/** Ask a peer for `max` committed blocks by height (= seq), from `fromHeight` on. */
+export interface RangeRequest {
+  fromHeight: number;
+  max: number;
+}
+
 /** Ask a peer for the ancestors of `hash` (inclusive), newest first walk, stopping above `stopAtHeight`. */
 export interface SyncRequest {
   hash: Uint8Array;
@@ -90,6 +96,9 @@ export type ConsensusMessageBody =
   | { type: 'sync-request'; request: SyncRequest }
   /** blocks oldest first; the last one is the requested hash */
   | { type: 'sync-response'; blocks: Block[] }
+  | { type: 'range-request'; request: RangeRequest }
+  /** committed blocks at consecutive heights from the requested one */
+  | { type: 'range-response'; blocks: Block[] }
   | { type: 'epoch-request' }
   | { type: 'epoch-proof'; proof: EpochProof };
 
@@ -145,6 +154,8 @@ export interface ConsensusApp {
   hasPendingTransactions(): boolean;
   /** A committed block by hash, to serve peers that catch up (undefined when unknown). */
   getCommittedBlock(hash: Uint8Array): Promise<Block | undefined>;
+  /** A committed block by height, to serve peers that catch up by height (undefined above the head). */
+  getCommittedBlockAt(height: number): Promise<Block | undefined>;
 }
 
 /**

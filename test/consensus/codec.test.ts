@@ -19,6 +19,8 @@ const messages: ConsensusMessage[] = [
   { type: 'qc', epoch: 2, qc },
   { type: 'sync-request', epoch: 2, request: { hash: new Uint8Array(32).fill(1), stopAtHeight: 9, max: 64 } },
   { type: 'sync-response', epoch: 2, blocks: [g, block] },
+  { type: 'range-request', epoch: 1, request: { fromHeight: 70, max: 64 } },
+  { type: 'range-response', epoch: 1, blocks: [g, block] },
   { type: 'epoch-request', epoch: 3 },
   { type: 'epoch-proof', epoch: 3, proof: { blocks: [g, block], qc } },
 ];

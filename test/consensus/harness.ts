@@ -148,6 +148,10 @@ export class TestApp implements ConsensusApp {
   async getCommittedBlock(hash: Uint8Array): Promise<Block | undefined> {
     return this.committedByHash.get(toHex(hash));
   }
+
+  async getCommittedBlockAt(height: number): Promise<Block | undefined> {
+    return height === 0 ? this.genesis : this.committed[height - 1];
+  }
 }
 
 export interface TestValidator {
