@@ -1,7 +1,6 @@
-import { blake3 } from '../crypto/hash.js';
-import { concatBytes, toHex } from '../protocol/bytes.js';
+import { toHex } from '../protocol/bytes.js';
 import { MAX_BLS_PAYLOADS_PER_BLOCK } from '../protocol/params.js';
-import { signingBytes, type Transaction } from '../protocol/transaction.js';
+import { transactionHashBytes, type Transaction } from '../protocol/transaction.js';
 import { applyTransaction, InclusionError, type BlockContext, type TxOutcome } from './apply.js';
 import { StateOverlay, type StateChange, type StateReader } from './overlay.js';
 import { applyEpochBoundary, type EpochValidatorSet } from './validator-set.js';
@@ -28,10 +27,6 @@ export interface ExcludedTx {
   error: InclusionError;
 }
 
-export function txHashBytes(chainId: string, tx: Transaction): Uint8Array {
-  return blake3(concatBytes(signingBytes(chainId, tx), tx.signature));
-}
-
 /**
  * Executes a proposed block exactly as given. A transaction that could not be included (wrong
  * nonce, fee unpayable) makes the whole block invalid: it throws InclusionError.
@@ -43,7 +38,7 @@ export async function executeBlock(state: StateReader, chainId: string, ctx: Blo
   let blsPayloads = 0;
   for (const tx of txs) {
     if (usesBls(tx) && ++blsPayloads > MAX_BLS_PAYLOADS_PER_BLOCK) throw blsLimit();
-    const hash = txHashBytes(chainId, tx);
+    const hash = transactionHashBytes(chainId, tx);
     executed.push({ tx, hash, outcome: await applyTransaction(overlay, txCtx, tx, hash) });
   }
   return finish(overlay, ctx, executed);
@@ -83,7 +78,7 @@ export async function buildBlockBody(
   const seen = new Set<string>();
   let blsPayloads = 0;
   for (const tx of candidates) {
-    const hash = txHashBytes(chainId, tx);
+    const hash = transactionHashBytes(chainId, tx);
     const id = toHex(hash);
     if (seen.has(id)) continue;
     seen.add(id);

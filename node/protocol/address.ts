@@ -4,10 +4,20 @@ import { invalid } from '../errors.js';
 
 export const ADDRESS_LENGTH = 20;
 
-/** The first 20 bytes of BLAKE3 over the 32-byte Ed25519 public key. */
+const ADDRESS_CACHE_LIMIT = 50_000;
+const addresses = new Map<string, Uint8Array>();
+
+/** The first 20 bytes of BLAKE3 over the 32-byte Ed25519 public key (remembered: senders repeat). */
 export function addressBytesFromPublicKey(publicKey: Uint8Array): Uint8Array {
   if (publicKey.length !== 32) throw invalid('BAD_PUBLIC_KEY', `an Ed25519 public key is 32 bytes, got ${publicKey.length}`);
-  return blake3(publicKey).slice(0, ADDRESS_LENGTH);
+  const key = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.length).toString('hex');
+  let address = addresses.get(key);
+  if (!address) {
+    address = blake3(publicKey).slice(0, ADDRESS_LENGTH);
+    if (addresses.size >= ADDRESS_CACHE_LIMIT) addresses.clear();
+    addresses.set(key, address);
+  }
+  return Uint8Array.from(address);
 }
 
 export function addressFromPublicKey(publicKey: Uint8Array): string {

@@ -46,8 +46,28 @@ export function verifyTransactionSignature(chainId: string, tx: Transaction): bo
   return verify(tx.senderPubkey, signingBytes(chainId, tx), tx.signature);
 }
 
+/**
+ * A transaction is never changed once built or decoded, and its hash is needed at admission,
+ * gossip, block building, validation, commit and RPC: it is computed once per object.
+ */
+const hashes = new WeakMap<Transaction, { chainId: string; bytes: Uint8Array; hex: string }>();
+
+function cachedHash(chainId: string, tx: Transaction): { bytes: Uint8Array; hex: string } {
+  const hit = hashes.get(tx);
+  if (hit && hit.chainId === chainId) return hit;
+  const bytes = blake3(concatBytes(signingBytes(chainId, tx), tx.signature));
+  const entry = { chainId, bytes, hex: toHex(bytes) };
+  hashes.set(tx, entry);
+  return entry;
+}
+
+/** BLAKE3(signing bytes ‖ signature); the bytes are shared, never modify them. */
+export function transactionHashBytes(chainId: string, tx: Transaction): Uint8Array {
+  return cachedHash(chainId, tx).bytes;
+}
+
 export function transactionHash(chainId: string, tx: Transaction): string {
-  return toHex(blake3(concatBytes(signingBytes(chainId, tx), tx.signature)));
+  return cachedHash(chainId, tx).hex;
 }
 
 export function senderAddress(tx: UnsignedTransaction): string {

@@ -10,6 +10,7 @@ import {
   signTransaction,
   transactionFromJson,
   transactionHash,
+  transactionHashBytes,
   transactionToJson,
   verifyTransactionSignature,
   MAX_TX_BYTES,
@@ -106,4 +107,16 @@ t.test('binary decoding rejects trailing, truncated and oversized input', async 
   t.throws(() => decodeTransaction(concatBytes(bytes, Uint8Array.of(0))), { code: 'TRAILING_BYTES' });
   t.throws(() => decodeTransaction(bytes.slice(0, -1)), { code: 'TRUNCATED' });
   t.throws(() => decodeTransaction(new Uint8Array(MAX_TX_BYTES + 1)), { code: 'TX_TOO_LARGE' });
+});
+
+t.test('a transaction hash is computed once per object and chain id; an address once per key', async (t) => {
+  const { tx } = transactionFromJson(V.vectors[0].json);
+  const first = transactionHashBytes(V.chain_id, tx);
+  t.equal(transactionHashBytes(V.chain_id, tx), first, 'the same bytes object: remembered');
+  t.equal(transactionHash(V.chain_id, tx), V.vectors[0].hash);
+  t.not(transactionHash('ledger-mainnet-1', tx), V.vectors[0].hash, 'another chain id: another hash');
+  t.equal(transactionHash(V.chain_id, tx), V.vectors[0].hash, 'and back');
+  const a = addressBytesFromPublicKey(tx.senderPubkey);
+  a.fill(0);
+  t.equal(addressFromPublicKey(tx.senderPubkey), V.address, 'a caller changing its copy changes nothing');
 });
