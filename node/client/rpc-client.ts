@@ -12,6 +12,7 @@ import {
   type CredentialVerification,
   type DidDocument,
   type DisclosedMessage,
+  type Epoch,
   type NodeInfo,
   type RawTransaction,
   type Receipt,
@@ -198,6 +199,10 @@ export class RpcClient {
 
   async getValidatorStake(address: string): Promise<Validator | null> {
     return normalizeValidator(await this.call<Validator | null>('ledger_getValidatorStake', [address]));
+  }
+
+  getEpoch(): Promise<Epoch | null> {
+    return this.call('ledger_getEpoch');
   }
 
   bbsVerifyProof(args: {

@@ -49,6 +49,17 @@ export interface Validator {
   active: boolean;
 }
 
+/** The epoch of the next block to commit and its validator set (ledger_getEpoch). */
+export interface Epoch {
+  epoch: number;
+  first_height: number;
+  /** the boundary: its block computes the next set */
+  last_height: number;
+  epoch_length: number;
+  /** canonical order; weight 1-3 by stake tier */
+  validators: Array<{ address: string; bls_public_key: string; weight: number }>;
+}
+
 export interface CredentialRecord {
   id: string;
   issuer_did: string;

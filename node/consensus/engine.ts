@@ -424,7 +424,7 @@ export class ConsensusEngine extends EventEmitter {
   }
 
   private async recordEvidence(e: Evidence): Promise<void> {
-    // One record per validator and round and kind: a flood of copies adds nothing.
+    // One record per validator, epoch, round and kind: a flood of copies adds nothing.
     if (this.evidenceList.some((x) => x.kind === e.kind && x.epoch === e.epoch && x.round === e.round && bytesEqual(x.validator, e.validator))) return;
     await this.o.store.putEvidence(e);
     this.evidenceList.push(e);

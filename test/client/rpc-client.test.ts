@@ -22,6 +22,10 @@ t.test('calls, typed wrappers and lossless integers', async (t) => {
   const [v] = await client.getValidators();
   t.equal(v!.staked, VALIDATOR_STAKE);
   t.equal(v!.unbonding, 0n);
+  const epoch = await client.getEpoch();
+  t.match(epoch, { epoch: 0, first_height: 0, last_height: 99, epoch_length: 100 });
+  t.same(epoch!.validators.map((x) => x.address), [v!.address], 'the one genesis validator, weight 3 (core tier)');
+  t.equal(epoch!.validators[0]!.weight, 3);
   t.same(await client.call('ledger_getBlockBySeq', [99]), null, 'a param goes out and null comes back');
 });
 

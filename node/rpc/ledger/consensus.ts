@@ -1,4 +1,5 @@
 import type { Evidence } from '../../consensus/types.js';
+import { lastHeightOf, readValidatorSet } from '../../execution/validator-set.js';
 import { formatAddress, parseAddress } from '../../protocol/address.js';
 import { bytesEqual, toHex } from '../../protocol/bytes.js';
 import { address, optionalParam } from '../params.js';
@@ -20,11 +21,27 @@ export function evidenceToJson(e: Evidence) {
 }
 
 /**
- * Beyond seed 002's table (documented in docs/rpc.md): the equivocation evidence this node has
- * seen. Each item holds both BLS signatures, so anyone can check it against the validator's key.
+ * Beyond seed 002's table (documented in docs/rpc.md): the current epoch and its set, and the
+ * equivocation evidence this node has seen (each item holds both BLS signatures, so anyone can
+ * check it against the validator's key).
  */
 export function consensusMethods(ctx: RpcContext): RpcMethod[] {
   return [
+    defineMethod({
+      name: 'ledger_getEpoch',
+      params: [],
+      handler: async () => {
+        const set = await readValidatorSet(ctx.store.stateReader());
+        if (!set) return null;
+        return {
+          epoch: set.epoch,
+          first_height: set.firstHeight,
+          last_height: lastHeightOf(set),
+          epoch_length: set.length,
+          validators: set.validators.map((v) => ({ address: formatAddress(v.address), bls_public_key: toHex(v.blsPublicKey), weight: Number(v.weight) })),
+        };
+      },
+    }),
     defineMethod({
       name: 'ledger_getEvidence',
       params: [optionalParam('validator', address())],

@@ -230,6 +230,19 @@ t.test('credentials: no credential state yet, subject enumeration gated', async 
   t.equal(errorCode(await off.call('ledger_bbsVerifyCredentialProof', ['cred-1', 'XYZ', '', '', []])), -32602);
 });
 
+t.test('getEpoch: the current epoch, its heights and its set in canonical order', async (t) => {
+  const { call } = await setup(t);
+  const sorted = [...VALIDATORS].sort((a, b) => Buffer.compare(a.address, b.address));
+  t.same(result(await call('ledger_getEpoch')), {
+    epoch: 0,
+    first_height: 0,
+    last_height: 99,
+    epoch_length: 100,
+    validators: sorted.map((v) => ({ address: formatAddress(v.address), bls_public_key: Buffer.from(v.blsPublicKey).toString('hex'), weight: 1 })),
+  });
+  t.equal(errorCode(await call('ledger_getEpoch', [1])), -32602, 'takes no parameter');
+});
+
 t.test('validators: list and stake, unbonding summed exactly', async (t) => {
   const { call } = await setup(t, { blocks: true });
   const list = result(await call('ledger_getValidators')) as Array<Record<string, unknown>>;
