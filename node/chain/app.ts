@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { EpochInfo } from '../consensus/types.js';
 import type { BlockContext } from '../execution/apply.js';
 import { buildBlockBody, executeBlock, type ExecutedTx } from '../execution/block.js';
 import { LedgerError } from '../errors.js';
@@ -7,11 +8,10 @@ import { bytesEqual, toHex } from '../protocol/bytes.js';
 import type { Receipt } from '../protocol/receipt.js';
 import { verifyTransactionSignature, type Transaction } from '../protocol/transaction.js';
 import type { StateChange, StateReader } from '../execution/overlay.js';
+import { lastHeightOf, readValidatorSet } from '../execution/validator-set.js';
 import type { TreeNodeReader } from '../state/tree/index.js';
 import { updateTree } from '../state/tree/index.js';
 import { PendingBlocks } from './pending.js';
-import type { EpochInfo } from '../consensus/types.js';
-import { lastHeightOf, readValidatorSet } from '../execution/validator-set.js';
 
 /** What the chain needs from the mempool. */
 export interface BlockSource {

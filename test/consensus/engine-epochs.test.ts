@@ -66,3 +66,13 @@ t.test('a validator that was down across two boundaries crosses them from the ep
   t.ok(node.engine.metrics().epoch >= 2, `node 3 is in epoch ${node.engine.metrics().epoch}`);
   t.same(c.faults, []);
 });
+
+t.test('a one-validator network crosses boundaries on its own', async (t) => {
+  const c: Cluster = new Cluster(1, {}, { length: LENGTH, sets: (): Validator[] => [c.validators[0]!.validator] });
+  await c.start();
+  await waitFor(() => c.nodes[0]!.app.head.header.height >= 3 * LENGTH, 30_000, `height ${3 * LENGTH}`);
+  await c.stopAll();
+  t.ok(c.nodes[0]!.engine.metrics().epoch >= 3);
+  t.same(c.nodes[0]!.app.committed.slice(0, 3 * LENGTH).map((b) => b.header.height), Array.from({ length: 3 * LENGTH }, (_, i) => i + 1));
+  t.same(c.faults, []);
+});
