@@ -1,0 +1,187 @@
+import { sign, verify } from '../crypto/ed25519.js';
+import { invalid } from '../errors.js';
+import { amountFromJson } from './amount.js';
+import { concatBytes, fromHex, toHex, utf8 } from './bytes.js';
+import { parseDid } from './did.js';
+
+/**
+ * Verification requests and responses (seed 002): a relying party asks whether a subject holds
+ * claims, and the answer says per claim whether it is satisfied, with the validators' agreement.
+ * Where the seed leaves a field's form open, the choice is in docs/protocol.md ("Verification
+ * requests and responses"): `timestamp` is Unix milliseconds, `fee` a decimal string of smallest
+ * units, and the requester signs the RFC 8785 (JCS) form of the request without `signature`.
+ */
+
+export interface RequiredClaim {
+  type: string;
+  /** e.g. {minimumAge: 18}; {} when there is none */
+  constraints: Record<string, unknown>;
+  acceptZKProof: boolean;
+}
+
+export interface VerificationRequest {
+  version: '1.0';
+  requestId: string;
+  timestamp: number;
+  requester: { did: string; purpose: string };
+  subject: { did: string };
+  requiredClaims: RequiredClaim[];
+  /** hex, 64 bytes: the requester's Ed25519 signature (requestSigningBytes) */
+  signature: string;
+  /** smallest units, as a decimal string */
+  fee: string;
+}
+
+export interface ClaimResult {
+  type: string;
+  satisfied: boolean;
+  issuer: string;
+  issuanceDate: string;
+  expirationDate: string;
+  proofType: 'zk-snark' | 'direct';
+  zkProofReference?: string;
+}
+
+export interface ConsensusProof {
+  totalValidators: number;
+  agreedValidators: number;
+  /** agreement needed: at least two thirds, ceil(2n / 3) (14 of 21, as seed 002's committees) */
+  threshold: number;
+  roundId: string;
+}
+
+export interface VerificationResponse {
+  version: '1.0';
+  requestId: string;
+  timestamp: number;
+  verified: boolean;
+  claims: ClaimResult[];
+  validatorSignatures: Array<{ validator: string; signature: string }>;
+  consensusProof: ConsensusProof;
+}
+
+export const VERIFICATION_DOMAIN = 'ledger-verification-request-v1';
+const MAX_CLAIMS = 32;
+const MAX_TEXT = 256;
+
+function bad(message: string) {
+  return invalid('BAD_VERIFICATION_REQUEST', message);
+}
+
+function object(v: unknown, what: string): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`${what} must be an object`);
+  return v as Record<string, unknown>;
+}
+
+function text(v: unknown, what: string): string {
+  if (typeof v !== 'string' || v.length === 0 || v.length > MAX_TEXT) throw bad(`${what} must be a string of 1 to ${MAX_TEXT} characters`);
+  return v;
+}
+
+function did(v: unknown, what: string): string {
+  try {
+    parseDid(v);
+  } catch (err) {
+    throw bad(`${what}: ${(err as Error).message}`);
+  }
+  return v as string;
+}
+
+/** A request from JSON, checked field by field; throws BAD_VERIFICATION_REQUEST naming the field. */
+export function parseVerificationRequest(json: unknown): VerificationRequest {
+  const o = object(json, 'the request');
+  if (o.version !== '1.0' && o.version !== 1) throw bad('version must be "1.0"');
+  if (!Number.isSafeInteger(o.timestamp) || (o.timestamp as number) < 0) throw bad('timestamp must be Unix milliseconds');
+  const requester = object(o.requester, 'requester');
+  const claims = o.requiredClaims;
+  if (!Array.isArray(claims) || claims.length === 0 || claims.length > MAX_CLAIMS) throw bad(`requiredClaims must hold 1 to ${MAX_CLAIMS} claims`);
+  if (typeof o.signature !== 'string' || !/^[0-9a-f]{128}$/.test(o.signature)) throw bad('signature must be 64 bytes of lowercase hex');
+  if (typeof o.fee !== 'string' || !/^\d+$/.test(o.fee)) throw bad('fee must be a decimal string of smallest units');
+  try {
+    amountFromJson(o.fee, 'fee');
+  } catch {
+    throw bad('fee is out of range');
+  }
+  return {
+    version: '1.0',
+    requestId: text(o.requestId, 'requestId'),
+    timestamp: o.timestamp as number,
+    requester: { did: did(requester.did, 'requester.did'), purpose: text(requester.purpose, 'requester.purpose') },
+    subject: { did: did(object(o.subject, 'subject').did, 'subject.did') },
+    requiredClaims: claims.map((raw, i) => {
+      const c = object(raw, `requiredClaims[${i}]`);
+      if (typeof c.acceptZKProof !== 'boolean') throw bad(`requiredClaims[${i}].acceptZKProof must be a boolean`);
+      return { type: text(c.type, `requiredClaims[${i}].type`), constraints: c.constraints === undefined ? {} : object(c.constraints, `requiredClaims[${i}].constraints`), acceptZKProof: c.acceptZKProof };
+    }),
+    signature: o.signature,
+    fee: o.fee,
+  };
+}
+
+/** RFC 8785 (JCS): object keys sorted by UTF-16 code units, no whitespace, ECMAScript numbers and strings. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw bad('JSON numbers must be finite');
+    return JSON.stringify(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  throw bad(`cannot put a ${typeof value} in JSON`);
+}
+
+/** "ledger-verification-request-v1" ‖ the JCS form of the request without `signature`. */
+export function requestSigningBytes(request: Omit<VerificationRequest, 'signature'> & { signature?: string }): Uint8Array {
+  const { signature: _ignored, ...unsigned } = request;
+  return concatBytes(utf8(VERIFICATION_DOMAIN), utf8(canonicalJson(unsigned)));
+}
+
+export function signVerificationRequest(request: Omit<VerificationRequest, 'signature'>, requesterSeed: Uint8Array): VerificationRequest {
+  return { ...request, signature: toHex(sign(requesterSeed, requestSigningBytes(request))) };
+}
+
+/** Whether the request carries a valid signature of `requesterPublicKey` (the requester DID's authentication key). */
+export function verifyVerificationRequest(request: VerificationRequest, requesterPublicKey: Uint8Array): boolean {
+  try {
+    return verify(requesterPublicKey, requestSigningBytes(request), fromHex(request.signature, 64, 'signature'));
+  } catch {
+    return false;
+  }
+}
+
+/** At least two thirds of `n`: 14 of 21, 3 of 4. */
+export function agreementThreshold(n: number): number {
+  return Math.ceil((2 * n) / 3);
+}
+
+/**
+ * The response to `request`. `verified` is true only when every required claim has a satisfied
+ * result of its type (a zk-snark result counts only where the claim accepts ZK proofs) and at
+ * least two thirds of the validators agreed.
+ */
+export function buildVerificationResponse(args: {
+  request: VerificationRequest;
+  claims: ClaimResult[];
+  validatorSignatures: Array<{ validator: string; signature: string }>;
+  totalValidators: number;
+  roundId: string;
+  timestamp: number;
+}): VerificationResponse {
+  const { request, claims } = args;
+  const threshold = agreementThreshold(args.totalValidators);
+  const agreed = new Set(args.validatorSignatures.map((s) => s.validator)).size;
+  const satisfied = (required: RequiredClaim) =>
+    claims.some((c) => c.type === required.type && c.satisfied && (c.proofType === 'direct' || required.acceptZKProof));
+  return {
+    version: '1.0',
+    requestId: request.requestId,
+    timestamp: args.timestamp,
+    verified: request.requiredClaims.every(satisfied) && agreed >= threshold,
+    claims,
+    validatorSignatures: args.validatorSignatures,
+    consensusProof: { totalValidators: args.totalValidators, agreedValidators: agreed, threshold, roundId: args.roundId },
+  };
+}
