@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { RpcClient } from '../../node/client/rpc-client.js';
-import { generateAccountKey, writeKeyFile } from '../../node/config/keyfile.js';
+import { generateAccountKey, generateValidatorKey, writeKeyFile } from '../../node/config/keyfile.js';
 import { parseJson, stringifyJson } from '../../node/protocol/json.js';
 import { transactionFromJson, type Transaction } from '../../node/protocol/transaction.js';
 import { startTestNode } from '../fixtures/real-node.js';
@@ -67,6 +67,23 @@ t.test('tx kinds, --nonce, --rpc and --amount-units', async (t) => {
   const deactivated = txs[3]!.payload;
   t.equal(deactivated.kind === 'DidDeactivate' && deactivated.did, key.did, "defaults to the key's own DID");
   t.equal(await client.getNonce(key.address), 4n);
+});
+
+t.test('tx validator-register sends the BLS key of a validator key file with its proof of possession', async (t) => {
+  const { cwd, client, env } = await setup(t);
+  const joiner = generateValidatorKey('testnet');
+  await writeKeyFile(`${cwd}/joiner.json`, joiner);
+  const fund = await runLedger(['tx', 'transfer', '--key', 'keys/dev.json', '--to', joiner.address, '--amount', '1', ...WAIT], { cwd, env });
+  t.equal(fund.code, 0, fund.stderr);
+  const r = await runLedger(['tx', 'validator-register', '--key', 'joiner.json', ...WAIT], { cwd, env });
+  t.equal(r.code, 0, r.stderr);
+  t.same(r.json().receipt.events, [{ type: 'ValidatorRegistered', address: joiner.address }]);
+  t.match(await client.getValidatorStake(joiner.address), { staked: 0n, active: false }, 'registered, not staked, not in the set');
+  const again = await runLedger(['tx', 'validator-register', '--key', 'joiner.json', ...WAIT], { cwd, env });
+  t.equal(again.code, 1, 'a second registration fails in execution');
+  const account = await runLedger(['tx', 'validator-register', '--key', 'keys/dev.json'], { cwd, env });
+  t.equal(account.code, 2);
+  t.match(account.stderr, /needs a validator key file/);
 });
 
 t.test('tx usage errors exit 2 before anything is sent', async (t) => {

@@ -1,14 +1,14 @@
 import { resolve } from 'node:path';
-import { buildDidCreate, buildDidDeactivate, buildStake, buildTransfer, buildUnstake, signAndEncode, waitForReceipt } from '../../client/builder.js';
+import { buildDidCreate, buildDidDeactivate, buildStake, buildTransfer, buildUnstake, buildValidatorRegister, signAndEncode, waitForReceipt } from '../../client/builder.js';
 import { RpcClient } from '../../client/rpc-client.js';
-import { readKeyFile, type KeyFile } from '../../config/keyfile.js';
+import { isValidatorKey, readKeyFile, type KeyFile } from '../../config/keyfile.js';
 import { amountFromJson, parseTokens } from '../../protocol/amount.js';
 import type { ServiceEndpoint } from '../../protocol/payloads.js';
 import type { UnsignedTransaction } from '../../protocol/transaction.js';
 import { intFlag, parseCommandArgs, printJson, requireFlag, stringFlag, UsageError, type CliIo, type Parsed } from '../io.js';
 
 export const DEFAULT_RPC_URL = 'http://127.0.0.1:8545';
-const KINDS = ['transfer', 'stake', 'unstake', 'did-create', 'did-deactivate'] as const;
+const KINDS = ['transfer', 'stake', 'unstake', 'did-create', 'did-deactivate', 'validator-register'] as const;
 type Kind = (typeof KINDS)[number];
 
 export const txHelp = `ledger tx: sign a transaction locally and send it to a node
@@ -18,6 +18,10 @@ Usage: ledger tx <${KINDS.join('|')}> --key <file> [options]
 Reads the chain id (ledger_chainInfo) and the sender's nonce (ledger_getNonce) from the
 node, signs with the key file's Ed25519 key, sends it with ledger_sendTransaction and
 prints {tx_hash} (and the receipt with --wait).
+
+validator-register registers the BLS vote key of a validator key file (keys/validator.json),
+with its proof of possession; with a Stake of at least 10,000 the sender joins the validator
+set at the next epoch boundary.
 
 Options:
   --key <file>             the sender's key file (required)
@@ -35,7 +39,8 @@ Examples:
   ledger tx transfer --key data/keys/dev.json --to 3JQmMsGbVaLaZTtzMmPd41x8mrVb --amount 1.5 --wait
   ledger tx stake --key data/keys/validator.json --amount 10000
   ledger tx did-create --key alice.json --service '#pod,SolidPod,https://pod.example/alice'
-  ledger tx did-deactivate --key alice.json`;
+  ledger tx did-deactivate --key alice.json
+  ledger tx validator-register --key data/keys/validator.json --wait`;
 
 function amountOf(p: Parsed): bigint {
   const tokens = stringFlag(p, 'amount');
@@ -56,7 +61,7 @@ export function parseService(text: string): ServiceEndpoint {
   return { id: text.slice(0, first).trim(), type: text.slice(first + 1, second).trim(), serviceEndpoint: text.slice(second + 1).trim() };
 }
 
-function unsignedFor(kind: Kind, p: Parsed, key: KeyFile, nonce: bigint): UnsignedTransaction {
+function unsignedFor(kind: Kind, p: Parsed, key: KeyFile, nonce: bigint, chainId: string): UnsignedTransaction {
   const base = { senderPubkey: key.publicKey, nonce };
   switch (kind) {
     case 'transfer':
@@ -72,6 +77,9 @@ function unsignedFor(kind: Kind, p: Parsed, key: KeyFile, nonce: bigint): Unsign
     }
     case 'did-deactivate':
       return buildDidDeactivate({ ...base, did: stringFlag(p, 'did') ?? key.did });
+    case 'validator-register':
+      if (!isValidatorKey(key)) throw new UsageError('tx validator-register needs a validator key file (with a BLS key), such as keys/validator.json', 'tx');
+      return buildValidatorRegister({ ...base, chainId, blsSecretKey: key.blsSecretKey });
   }
 }
 
@@ -82,6 +90,7 @@ const KIND_FLAGS: Record<Kind, string[]> = {
   unstake: ['amount', 'amount-units'],
   'did-create': ['service'],
   'did-deactivate': ['did'],
+  'validator-register': [],
 };
 
 export async function runTx(argv: string[], io: CliIo): Promise<number> {
@@ -110,12 +119,12 @@ export async function runTx(argv: string[], io: CliIo): Promise<number> {
   const nonceFlag = stringFlag(p, 'nonce');
   if (nonceFlag !== undefined && !/^\d{1,20}$/.test(nonceFlag)) throw new UsageError('--nonce must be a non-negative integer', 'tx');
   // Validate the flags before touching the network.
-  unsignedFor(kind, p, key, 0n);
+  unsignedFor(kind, p, key, 0n, '');
 
   const client = new RpcClient(stringFlag(p, 'rpc') ?? (io.env.LEDGER_RPC_URL || DEFAULT_RPC_URL));
   const { chain_id: chainId } = await client.chainInfo();
   const nonce = nonceFlag !== undefined ? BigInt(nonceFlag) : await client.getNonce(key.address);
-  const signed = signAndEncode(chainId, unsignedFor(kind, p, key, nonce), key.seed);
+  const signed = signAndEncode(chainId, unsignedFor(kind, p, key, nonce, chainId), key.seed);
   const txHash = await client.sendTransaction(signed.json);
   if (p.values.wait !== true) {
     printJson(io, { tx_hash: txHash });
