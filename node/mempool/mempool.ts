@@ -1,13 +1,12 @@
 import { verify } from '../crypto/ed25519.js';
-import { blake3 } from '../crypto/hash.js';
 import { invalid, isLedgerError, LedgerError } from '../errors.js';
 import type { StateReader } from '../execution/overlay.js';
 import { addressBytesFromPublicKey, parseAddress } from '../protocol/address.js';
-import { concatBytes, toHex, U64_MAX } from '../protocol/bytes.js';
+import { toHex, U64_MAX } from '../protocol/bytes.js';
 import { feeFor } from '../protocol/fees.js';
 import { parseJson } from '../protocol/json.js';
 import { payloadDebit, payloadFromJson, payloadToJson } from '../protocol/payloads.js';
-import { encodeTransaction, MAX_TX_BYTES, MAX_TX_JSON_BYTES, signingBytes, transactionFromJson, type Transaction } from '../protocol/transaction.js';
+import { encodeTransaction, MAX_TX_BYTES, MAX_TX_JSON_BYTES, signingBytes, transactionFromJson, transactionHash, type Transaction } from '../protocol/transaction.js';
 import { checkState, conflict } from './checks.js';
 import { selectReady } from './select.js';
 import { SenderQueue, type PendingTx } from './sender-queue.js';
@@ -203,7 +202,7 @@ export class Mempool {
     if (size > MAX_TX_BYTES) {
       throw new LedgerError('TX_TOO_LARGE', `transaction encodes to ${size} bytes; the limit is ${MAX_TX_BYTES}`, 'limit', { size, limit: MAX_TX_BYTES });
     }
-    const hash = toHex(blake3(concatBytes(body, tx.signature)));
+    const hash = transactionHash(this.o.chainId, tx);
     if (this.byHash.has(hash)) throw conflict('ALREADY_KNOWN', `transaction ${hash} is already pending`, { hash });
     if (!this.verified.has(hash)) {
       if (!verify(tx.senderPubkey, body, tx.signature)) throw invalid('BAD_SIGNATURE', BAD_SIGNATURE_MESSAGE, { hash, chainId: this.o.chainId });
