@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ed25519, ed25519_hasher } from '@noble/curves/ed25519.js';
+import { bytesToNumberLE as leToInt, numberToBytesLE as intToLe } from '@noble/curves/utils.js';
 
 /**
  * ECVRF-EDWARDS25519-SHA512-TAI and -ELL2 (RFC 9381, sections 5 and 5.5), on @noble/curves.
@@ -27,18 +28,6 @@ function sha512(...parts: Uint8Array[]): Uint8Array {
   const h = createHash('sha512');
   for (const p of parts) h.update(p);
   return new Uint8Array(h.digest());
-}
-
-function leToInt(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]!);
-  return n;
-}
-
-function intToLe(n: bigint, length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  for (let i = 0; i < length; i++, n >>= 8n) out[i] = Number(n & 0xffn);
-  return out;
 }
 
 /** RFC 8032 decoding (strict: a non-canonical y or a bad sign bit fails); undefined when invalid. */
