@@ -554,12 +554,7 @@ export class ConsensusEngine extends EventEmitter {
     if (epoch !== this.ep.epoch) return;
     const bad = epochProofError(proof, this.ep.info.lastHeight);
     if (bad || !this.verifier.verifyQc(proof.qc)) return this.drop('bad-epoch-proof', from);
-    const ep = this.ep;
-    for (const b of proof.blocks) {
-      await this.receiveBlock(b, from);
-      if (this.ep !== ep) return;
-    }
-    await this.processQc(proof.qc, from);
+    if (await this.receiveBlocks(proof.blocks, from)) await this.processQc(proof.qc, from);
   }
 
   // ---- rounds, proposing and timeouts ----
@@ -699,12 +694,9 @@ export class ConsensusEngine extends EventEmitter {
     const res = this.ranges.accept(blocks, this.ep.info.lastHeight);
     if (!res.ok) return this.drop(res.reason, res.reason === 'bad-sync' ? from : undefined);
     if (!this.verifier.verifyQc(res.qc)) return this.drop('bad-qc', from);
-    const ep = this.ep;
-    for (const b of res.certified) {
-      await this.receiveBlock(b, from);
-      if (this.ep !== ep) return;
-    }
+    if (!(await this.receiveBlocks(res.certified, from))) return;
     this.rangeNext = res.qc.height + 1;
+    const ep = this.ep;
     await this.processQc(res.qc, from);
     if (this.ep === ep && this.syncTarget - this.tree.root.header.height > MAX_SYNC_BLOCKS) this.requestRange(from);
   }
@@ -712,7 +704,16 @@ export class ConsensusEngine extends EventEmitter {
   private async onSyncResponse(from: Uint8Array, blocks: Block[]): Promise<void> {
     const bad = this.sync.acceptResponse(blocks);
     if (bad) return this.drop(bad, bad === 'bad-sync' ? from : undefined);
+    await this.receiveBlocks(blocks, from);
+  }
+
+  /** Receives authenticated blocks in order; false when one of them ended the epoch (the rest belong to the old one). */
+  private async receiveBlocks(blocks: Block[], from: Uint8Array): Promise<boolean> {
     const ep = this.ep;
-    for (const b of blocks) if (this.ep === ep) await this.receiveBlock(b, from);
+    for (const b of blocks) {
+      await this.receiveBlock(b, from);
+      if (this.ep !== ep) return false;
+    }
+    return true;
   }
 }
