@@ -95,6 +95,13 @@ function readProposal(r: ByteReader): Proposal {
   return { block, tc, signature: r.bytes(BLS_SIGNATURE_LENGTH) };
 }
 
+/** How many blocks a sync request may ask for: 1 to MAX_SYNC_BLOCKS. */
+function readMax(r: ByteReader): number {
+  const max = r.u16();
+  if (max === 0 || max > MAX_SYNC_BLOCKS) throw invalid('BAD_SYNC_REQUEST', `max must be 1 to ${MAX_SYNC_BLOCKS}`);
+  return max;
+}
+
 function writeBlocks(w: ByteWriter, blocks: Block[]): void {
   w.u16(blocks.length);
   for (const b of blocks) {
@@ -186,8 +193,7 @@ export function decodeMessage(bytes: Uint8Array): ConsensusMessage {
       msg = { type: 'qc', qc: readQcStrict(r) };
       break;
     case TYPE['sync-request']: {
-      const request: SyncRequest = { hash: r.bytes(32), stopAtHeight: round(r), max: r.u16() };
-      if (request.max === 0 || request.max > MAX_SYNC_BLOCKS) throw invalid('BAD_SYNC_REQUEST', `max must be 1 to ${MAX_SYNC_BLOCKS}`);
+      const request: SyncRequest = { hash: r.bytes(32), stopAtHeight: round(r), max: readMax(r) };
       msg = { type: 'sync-request', request };
       break;
     }
@@ -195,8 +201,7 @@ export function decodeMessage(bytes: Uint8Array): ConsensusMessage {
       msg = { type: 'sync-response', blocks: readBlocks(r, 'sync response') };
       break;
     case TYPE['range-request']: {
-      const request = { fromHeight: round(r), max: r.u16() };
-      if (request.max === 0 || request.max > MAX_SYNC_BLOCKS) throw invalid('BAD_SYNC_REQUEST', `max must be 1 to ${MAX_SYNC_BLOCKS}`);
+      const request = { fromHeight: round(r), max: readMax(r) };
       msg = { type: 'range-request', request };
       break;
     }

@@ -91,31 +91,44 @@ export class RangeSync {
 }
 
 /**
- * Committed blocks from `fromHeight` on, at most `max` and `maxBytes` of them (the first always
- * goes), for a peer that catches up by height.
+ * The blocks `next` yields, in its order, until it ends, at most `max` (and MAX_SYNC_BLOCKS) of
+ * them and at most `maxBytes` of encoded blocks; the first always goes (a single block fits by
+ * the proposal cap), so an answer is never empty while there is a block to give.
  */
-export async function collectRange(
+async function takeWithinBudget(next: AsyncIterable<Block>, max: number, maxBytes: number): Promise<Block[]> {
+  const limit = Math.min(max, MAX_SYNC_BLOCKS);
+  const out: Block[] = [];
+  let bytes = 0;
+  if (limit <= 0) return out;
+  for await (const b of next) {
+    bytes += encodeBlock(b).length + 8;
+    if (out.length > 0 && bytes > maxBytes) break;
+    out.push(b);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** Committed blocks from `fromHeight` on, within the budget, for a peer that catches up by height. */
+export function collectRange(
   fromHeight: number,
   max: number,
   lookup: (height: number) => Promise<Block | undefined>,
   maxBytes = SYNC_ANSWER_BYTES,
 ): Promise<Block[]> {
-  const out: Block[] = [];
-  let bytes = 0;
-  for (let h = fromHeight; out.length < Math.min(max, MAX_SYNC_BLOCKS); h++) {
-    const b = await lookup(h);
-    if (!b) break;
-    bytes += encodeBlock(b).length + 8;
-    if (out.length > 0 && bytes > maxBytes) break;
-    out.push(b);
+  async function* byHeight() {
+    for (let h = fromHeight; ; h++) {
+      const b = await lookup(h);
+      if (!b) return;
+      yield b;
+    }
   }
-  return out;
+  return takeWithinBudget(byHeight(), max, maxBytes);
 }
 
 /**
- * The ancestors of `hash` (inclusive) above `stopAtHeight`, oldest first: at most `max` blocks
- * and at most `maxBytes` of encoded blocks (the newest block always goes, so an answer is never
- * empty while the hash is known; a single block fits by the proposal cap).
+ * The ancestors of `hash` (inclusive) above `stopAtHeight`, oldest first, within the budget (the
+ * newest block always goes).
  */
 export async function collectAncestors(
   hash: Uint8Array,
@@ -124,17 +137,14 @@ export async function collectAncestors(
   lookup: (hash: Uint8Array) => Promise<Block | undefined>,
   maxBytes = SYNC_ANSWER_BYTES,
 ): Promise<Block[]> {
-  const out: Block[] = [];
-  let bytes = 0;
-  let h = hash;
-  while (out.length < Math.min(max, MAX_SYNC_BLOCKS)) {
-    const b = await lookup(h);
-    if (!b || b.header.height <= stopAtHeight) break;
-    bytes += encodeBlock(b).length + 8;
-    if (out.length > 0 && bytes > maxBytes) break;
-    out.push(b);
-    if (b.header.height === 0) break;
-    h = b.header.parentHash;
+  async function* walkBack() {
+    for (let h = hash; ; ) {
+      const b = await lookup(h);
+      if (!b || b.header.height <= stopAtHeight) return;
+      yield b;
+      if (b.header.height === 0) return;
+      h = b.header.parentHash;
+    }
   }
-  return out.reverse();
+  return (await takeWithinBudget(walkBack(), max, maxBytes)).reverse();
 }
