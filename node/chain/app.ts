@@ -74,8 +74,9 @@ export class ChainApp extends EventEmitter {
     return this.o.mempool.size > 0;
   }
 
-  private context(header: Pick<BlockHeader, 'height' | 'timestampMs' | 'proposer'>): BlockContext {
-    return { network: this.o.network, height: header.height, timestampMs: header.timestampMs, proposer: header.proposer };
+  private context(header: Pick<BlockHeader, 'height' | 'round' | 'parentHash' | 'timestampMs' | 'proposer'>): BlockContext {
+    const { height, round, parentHash, timestampMs, proposer } = header;
+    return { network: this.o.network, height, round, parentHash, timestampMs, proposer };
   }
 
   getCommittedBlock(hash: Uint8Array): Promise<Block | undefined> {
@@ -108,7 +109,7 @@ export class ChainApp extends EventEmitter {
     const { state, nodes } = this.pending.readersAfter(parent.hash);
     const already = this.pending.includedTxHashes(parent.hash);
     const candidates = args.empty ? [] : this.o.mempool.select(this.o.maxBlockTransactions + already.size);
-    const ctx = this.context({ height: args.height, timestampMs, proposer: args.proposer });
+    const ctx = this.context({ height: args.height, round: args.round, parentHash: parent.hash, timestampMs, proposer: args.proposer });
     const body = await buildBlockBody(state, this.o.chainId, ctx, candidates);
     const executed = body.txs.filter((e) => !already.has(toHex(e.hash))).slice(0, this.o.maxBlockTransactions);
     // Re-run only when something was dropped above, so the writes match the final body exactly.

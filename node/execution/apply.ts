@@ -22,6 +22,10 @@ import { putValidator } from './validator-set.js';
 export interface BlockContext {
   network: string;
   height: number;
+  /** the consensus round of the block's proposal: a registered credential records it */
+  round: number;
+  /** fixed before the block is built: credential committees are drawn from it */
+  parentHash: Uint8Array;
   timestampMs: number;
   proposer: Uint8Array;
 }

@@ -8,12 +8,25 @@ import type { ServiceEndpoint } from './payloads.js';
  * The entries of chain state. Each is stored under a one-byte prefix plus its identifier, and its
  * canonical encoding is what the state tree commits to. Changing an encoding is a hard fork.
  */
-export const STATE_PREFIX = { account: 0x01, validator: 0x02, did: 0x03, chain: 0x10 } as const;
+export const STATE_PREFIX = {
+  account: 0x01,
+  validator: 0x02,
+  did: 0x03,
+  /** credential records, their issuer and subject indexes, issuers' counters and revocation lists (credential-records.ts) */
+  credential: 0x04,
+  credentialByIssuer: 0x05,
+  credentialBySubject: 0x06,
+  credentialIssuer: 0x07,
+  revocationList: 0x08,
+  /** social recovery: each DID's policy and its pending recovery */
+  recoveryPolicy: 0x09,
+  pendingRecovery: 0x0a,
+  chain: 0x10,
+  /** work that execution does at the end of a given height (execution/scheduled.ts) */
+  scheduled: 0x11,
+} as const;
 
-/**
- * Chain-wide entries (one of each), under the `chain` prefix and a one-byte name. The prefix is well
- * clear of the per-entity prefixes that credentials and recovery will add.
- */
+/** Chain-wide entries (one of each), under the `chain` prefix and a one-byte name. */
 export const VALIDATOR_SET_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x01);
 export const VALIDATOR_CANDIDATES_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x02);
 

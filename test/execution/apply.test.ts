@@ -22,7 +22,7 @@ const B = addressBytesFromPublicKey(bob.publicKey);
 const P = addressBytesFromPublicKey(proposer.publicKey);
 
 function ctx(timestampMs = 1_000): BlockContext {
-  return { network: 'testnet', height: 1, timestampMs, proposer: P };
+  return { network: 'testnet', height: 1, round: 1, parentHash: new Uint8Array(32), timestampMs, proposer: P };
 }
 
 function tx(kp: typeof alice, nonce: bigint, payload: Payload): Transaction {

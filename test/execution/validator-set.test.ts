@@ -83,7 +83,7 @@ class Chain {
   }
 
   ctx(o: { timestampMs?: number } = {}): BlockContext {
-    return { network: 'testnet', height: this.height + 1, timestampMs: o.timestampMs ?? this.timestampMs + 1_000, proposer };
+    return { network: 'testnet', height: this.height + 1, round: this.height + 1, parentHash: new Uint8Array(32), timestampMs: o.timestampMs ?? this.timestampMs + 1_000, proposer };
   }
 
   /** Executes the next block (height + 1) and commits its writes. */
