@@ -1,6 +1,7 @@
 import { StateOverlay, type StateChange, type StateReader } from '../execution/overlay.js';
 import { writeAccount, writeValidator } from '../execution/state-access.js';
 import { writeGenesisValidatorSet } from '../execution/validator-set.js';
+import { writeGovernance } from '../execution/governance.js';
 import { ADDRESS_LENGTH } from '../protocol/address.js';
 import { blockHash, type Block, type BlockHeader } from '../protocol/block.js';
 import { ZERO_HASH } from '../protocol/merkle.js';
@@ -13,6 +14,8 @@ export interface GenesisState {
   validators: ReadonlyArray<{ address: Uint8Array; ed25519PublicKey: Uint8Array; blsPublicKey: Uint8Array; stake: bigint; reputation: number }>;
   /** heights per epoch (default 100) */
   epochLength?: number;
+  /** the credential governance address */
+  governance?: Uint8Array;
 }
 
 export interface GenesisBuild {
@@ -40,6 +43,7 @@ export async function buildGenesisBlock(g: GenesisState): Promise<GenesisBuild> 
   }
   // epoch 0's set, and `active` for its members
   await writeGenesisValidatorSet(state, g.epochLength);
+  if (g.governance) writeGovernance(state, g.governance);
   const changes = state.changes();
   const tree = await updateTree(emptyNodes, EMPTY_ROOT, changes);
   const header: BlockHeader = {

@@ -6,11 +6,12 @@ import { feeFor } from '../protocol/fees.js';
 import { INITIAL_REPUTATION, MAX_UNBONDING_ENTRIES, UNBONDING_PERIOD_MS } from '../protocol/params.js';
 import type { Payload, PayloadOf, ServiceEndpoint } from '../protocol/payloads.js';
 import { failed, SUCCESS, type ReceiptEvent } from '../protocol/receipt.js';
-import type { Account, ValidatorRecord } from '../protocol/records.js';
+import type { ValidatorRecord } from '../protocol/records.js';
 import type { Transaction } from '../protocol/transaction.js';
 import { checkEquivocation, checkProofOfPossession } from '../protocol/validator-keys.js';
 import type { StateOverlay } from './overlay.js';
-import { readAccount, readDid, readValidator, writeAccount, writeDid } from './state-access.js';
+import { credit, debit, readAccount, readDid, readValidator, writeAccount, writeDid } from './state-access.js';
+import { credentialAttest, credentialRequest, credentialRevoke } from './credentials.js';
 import { putValidator } from './validator-set.js';
 
 /**
@@ -51,7 +52,7 @@ export class InclusionError extends Error {
   }
 }
 
-type PayloadResult = { events: ReceiptEvent[] } | { failure: string };
+export type PayloadResult = { events: ReceiptEvent[] } | { failure: string };
 
 export async function applyTransaction(state: StateOverlay, ctx: TxContext, tx: Transaction, txHash: Uint8Array): Promise<TxOutcome> {
   const sender = addressBytesFromPublicKey(tx.senderPubkey);
@@ -70,11 +71,6 @@ export async function applyTransaction(state: StateOverlay, ctx: TxContext, tx: 
   return { status: SUCCESS, feePaid: fee, events: [...events, ...result.events] };
 }
 
-async function credit(state: StateOverlay, address: Uint8Array, amount: bigint): Promise<void> {
-  if (amount === 0n) return;
-  const a = await readAccount(state, address);
-  writeAccount(state, address, { ...a, balance: a.balance + amount });
-}
 
 /** Matured unbonding returns to the balance when its owner next sends a transaction. */
 async function releaseUnbonding(state: StateOverlay, ctx: BlockContext, address: Uint8Array): Promise<ReceiptEvent[]> {
@@ -111,16 +107,15 @@ async function applyPayload(
       return validatorRegister(state, ctx, sender, senderPubkey, p);
     case 'SubmitEvidence':
       return submitEvidence(state, ctx, p);
+    case 'CredentialRequest':
+      return credentialRequest(state, ctx, senderPubkey, p, txHash);
+    case 'CredentialAttest':
+      return credentialAttest(state, ctx, senderPubkey, p);
+    case 'CredentialRevoke':
+      return credentialRevoke(state, ctx, senderPubkey, p);
   }
 }
 
-async function debit(state: StateOverlay, address: Uint8Array, amount: bigint): Promise<Account | undefined> {
-  const a = await readAccount(state, address);
-  if (a.balance < amount) return undefined;
-  const next = { ...a, balance: a.balance - amount };
-  writeAccount(state, address, next);
-  return next;
-}
 
 async function transfer(state: StateOverlay, from: Uint8Array, to: Uint8Array, amount: bigint): Promise<PayloadResult> {
   if (!(await debit(state, from, amount))) return { failure: 'insufficient balance' };

@@ -2,6 +2,8 @@ import { toHex } from '../protocol/bytes.js';
 import { MAX_BLS_PAYLOADS_PER_BLOCK } from '../protocol/params.js';
 import { transactionHashBytes, type Transaction } from '../protocol/transaction.js';
 import { applyTransaction, InclusionError, type BlockContext, type TxOutcome } from './apply.js';
+import { expireCredentialRequest } from './credentials.js';
+import { SCHEDULED_KINDS, takeTasks } from './scheduled.js';
 import { StateOverlay, type StateChange, type StateReader } from './overlay.js';
 import { applyEpochBoundary, type EpochValidatorSet } from './validator-set.js';
 
@@ -44,11 +46,22 @@ export async function executeBlock(state: StateReader, chainId: string, ctx: Blo
   return finish(overlay, ctx, executed);
 }
 
-/** After the transactions: the epoch step (validator-set.ts), then the sorted writes. */
+/** After the transactions: the tasks due at this height, the epoch step (validator-set.ts), then the sorted writes. */
 async function finish(overlay: StateOverlay, ctx: BlockContext, txs: ExecutedTx[]): Promise<BlockExecution> {
+  await runDueTasks(overlay, ctx.height);
   const validatorSet = await applyEpochBoundary(overlay, ctx.height);
   const changes = overlay.changes();
   return validatorSet ? { txs, changes, validatorSet } : { txs, changes };
+}
+
+async function runDueTasks(state: StateOverlay, height: number): Promise<void> {
+  for (const task of await takeTasks(state, height)) {
+    switch (task.kind) {
+      case SCHEDULED_KINDS.credentialDeadline:
+        await expireCredentialRequest(state, task.id);
+        break;
+    }
+  }
 }
 
 /** Payloads whose execution checks BLS signatures (a pairing each): a block carries few of them. */

@@ -43,3 +43,18 @@ export function writeValidator(state: StateOverlay, address: Uint8Array, v: Vali
 export function writeDid(state: StateOverlay, identifier: Uint8Array, d: DidRecord): void {
   state.put(didKey(identifier), encodeDid(d));
 }
+
+export async function credit(state: StateOverlay, address: Uint8Array, amount: bigint): Promise<void> {
+  if (amount === 0n) return;
+  const a = await readAccount(state, address);
+  writeAccount(state, address, { ...a, balance: a.balance + amount });
+}
+
+/** Takes `amount` from the balance; undefined (and no write) when the balance is short. */
+export async function debit(state: StateOverlay, address: Uint8Array, amount: bigint): Promise<Account | undefined> {
+  const a = await readAccount(state, address);
+  if (a.balance < amount) return undefined;
+  const next = { ...a, balance: a.balance - amount };
+  writeAccount(state, address, next);
+  return next;
+}

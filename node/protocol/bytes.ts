@@ -57,6 +57,11 @@ export class ByteWriter {
     return this.bytes(Uint8Array.of(n >> 8, n & 0xff));
   }
 
+  u32(n: number): this {
+    if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new RangeError(`u32 out of range: ${n}`);
+    return this.uint(BigInt(n), 4);
+  }
+
   u64(n: bigint): this {
     return this.uint(n, 8);
   }
@@ -109,6 +114,10 @@ export class ByteReader {
   u16(): number {
     const b = this.bytes(2);
     return (b[0]! << 8) | b[1]!;
+  }
+
+  u32(): number {
+    return Number(this.uint(4));
   }
 
   u64(): bigint {

@@ -12,6 +12,10 @@ export const FEES: Readonly<Record<string, bigint>> = {
   DidDeactivate: UNIT / 10_000n, // 0.0001 (seed 002)
   ValidatorRegister: UNIT / 100n, // 0.01: one pairing check for every validator; registering is rare
   SubmitEvidence: UNIT / 10_000n, // 0.0001: reporting an equivocation should cost no more than a Stake
+  // The credential payloads pay this transaction fee; a request also carries its issuance fee (credential-types.ts).
+  CredentialRequest: UNIT / 10_000n, // 0.0001
+  CredentialAttest: UNIT / 100_000n, // 0.00001: committee members attest often, and are paid from the issuance fee
+  CredentialRevoke: UNIT / 10_000n, // 0.0001, as a DID update
 };
 
 export function feeFor(kind: string): bigint {

@@ -33,12 +33,14 @@ export interface Genesis {
   validators: GenesisValidator[];
   /** heights per epoch: the validator set may change every this many blocks (optional, default 100) */
   epochLength: number;
+  /** the address whose key may revoke any credential (optional; docs/protocol.md, "Revocation") */
+  governance?: Uint8Array;
 }
 
 export const CHAIN_ID_RE = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const NETWORK_RE = /^[a-z0-9]{1,32}$/;
 const TOP_FIELDS = ['chain_id', 'network', 'genesis_time_ms', 'native_token', 'accounts', 'validators'];
-const OPTIONAL_TOP_FIELDS = ['epoch_length'];
+const OPTIONAL_TOP_FIELDS = ['epoch_length', 'governance'];
 const TOKEN_FIELDS = ['symbol', 'name', 'decimals'];
 const ACCOUNT_FIELDS = ['address', 'balance'];
 const VALIDATOR_FIELDS = ['address', 'ed25519_public_key', 'bls_public_key', 'stake', 'reputation'];
@@ -158,7 +160,8 @@ function parse(json: unknown, minValidators: number): Genesis {
   if (validators.length < minValidators) throw bad(`needs at least ${minValidators} validator`, 'validators');
   if (supply > U128_MAX) throw bad('the sum of balances and stakes exceeds 2^128 - 1', 'accounts');
 
-  return { chainId, network, genesisTimeMs, nativeToken: { symbol, name, decimals: DECIMALS }, accounts, validators, epochLength };
+  const governance = o.governance === undefined ? {} : { governance: address(o.governance, 'governance') };
+  return { chainId, network, genesisTimeMs, nativeToken: { symbol, name, decimals: DECIMALS }, accounts, validators, epochLength, ...governance };
 }
 
 /** A genesis a chain can start from; throws LedgerError BAD_GENESIS naming the offending field. */
@@ -187,5 +190,6 @@ export function genesisToJson(g: Genesis): Record<string, unknown> {
       reputation: v.reputation,
     })),
     ...(g.epochLength === DEFAULT_EPOCH_LENGTH ? {} : { epoch_length: g.epochLength }),
+    ...(g.governance ? { governance: formatAddress(g.governance) } : {}),
   };
 }

@@ -30,3 +30,9 @@ export const BLS_SIGNATURE_LENGTH = 96;
  * validator one or two pairing checks (about 40 ms each), so a block full of them would stall rounds.
  */
 export const MAX_BLS_PAYLOADS_PER_BLOCK = 4;
+
+/**
+ * A credential request collects attestations up to `request height + ATTESTATION_WINDOW` inclusive
+ * (docs/protocol.md, "Credential issuance"); then it expires and the issuance fee goes back.
+ */
+export const ATTESTATION_WINDOW = 300;

@@ -1,5 +1,8 @@
 import { invalid } from '../errors.js';
 import type { ByteReader, ByteWriter } from './bytes.js';
+import type { BbsKey } from './credential-records.js';
+import type { CredentialType } from './credential-types.js';
+import { CREDENTIAL_CODECS } from './payload-codecs/credentials.js';
 import { amountCodec, didCreate, didDeactivate, transfer } from './payload-codecs/core.js';
 import { submitEvidence, validatorRegister } from './payload-codecs/validators.js';
 
@@ -35,7 +38,25 @@ export type Payload =
   /** the sender's BLS vote key and its proof of possession (protocol/validator-keys.ts) */
   | { kind: 'ValidatorRegister'; blsPublicKey: Uint8Array; proofOfPossession: Uint8Array }
   /** two vote signatures of `validator` in `round` for different blocks (the shape of ledger_getEvidence) */
-  | { kind: 'SubmitEvidence'; evidence: EquivocationKind; epoch: number; round: number; validator: Uint8Array; first: SignedVoteRef; second: SignedVoteRef };
+  | { kind: 'SubmitEvidence'; evidence: EquivocationKind; epoch: number; round: number; validator: Uint8Array; first: SignedVoteRef; second: SignedVoteRef }
+  /** issued by the sender, who must hold the issuer DID's key; `kycLevel` is 0 unless the type is KYCCredential */
+  | {
+      kind: 'CredentialRequest';
+      credentialId: Uint8Array;
+      credentialType: CredentialType;
+      kycLevel: number;
+      subject: string;
+      issuer: string;
+      hash: Uint8Array;
+      evidenceDigest: Uint8Array;
+      fee: bigint;
+      statusList: number;
+      statusIndex: number;
+      bbs?: BbsKey;
+    }
+  /** sent by a committee member: its VRF proof over the request's seed and its signature of the credential hash */
+  | { kind: 'CredentialAttest'; credentialId: Uint8Array; vrfProof: Uint8Array; signature: Uint8Array }
+  | { kind: 'CredentialRevoke'; credentialId: Uint8Array };
 
 export type PayloadKind = Payload['kind'];
 export type PayloadOf<K extends PayloadKind> = Extract<Payload, { kind: K }>;
@@ -55,13 +76,14 @@ export interface PayloadCodec<K extends PayloadKind = PayloadKind> {
 export { MAX_SERVICES, MAX_SERVICE_FIELD } from './payload-codecs/core.js';
 export { byteArrayFromJson } from './payload-codecs/fields.js';
 
-/** Tags 5 to 15 are left to the credential and recovery payloads; validator payloads start at 16. */
+/** Tags 5 to 7 are the credential payloads, 8 and 9 recovery, 10 to 15 are free; validator payloads start at 16. */
 const codecs: PayloadCodec[] = [
   transfer,
   amountCodec('Stake', 1),
   amountCodec('Unstake', 2),
   didCreate,
   didDeactivate,
+  ...CREDENTIAL_CODECS,
   validatorRegister,
   submitEvidence,
 ] as PayloadCodec[];
@@ -104,5 +126,6 @@ export function payloadToJson(p: Payload, form: JsonForm = 'standard'): Record<s
 
 /** The amount a payload moves out of the sender's spendable balance, fee excluded. */
 export function payloadDebit(p: Payload): bigint {
-  return p.kind === 'Transfer' || p.kind === 'Stake' ? p.amount : 0n;
+  if (p.kind === 'Transfer' || p.kind === 'Stake') return p.amount;
+  return p.kind === 'CredentialRequest' ? p.fee : 0n;
 }

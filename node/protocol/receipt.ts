@@ -8,7 +8,11 @@ export type ReceiptEvent =
   | { type: 'DidCreated'; did: string }
   | { type: 'DidDeactivated'; did: string }
   | { type: 'ValidatorRegistered'; address: string }
-  | { type: 'ValidatorSlashed'; address: string; round: number };
+  | { type: 'ValidatorSlashed'; address: string; round: number }
+  | { type: 'CredentialRequested'; id: string; issuer: string; subject: string; deadline_height: number }
+  | { type: 'CredentialAttested'; id: string; validator: string; attestations: number }
+  | { type: 'CredentialRegistered'; id: string; consensus_round: number }
+  | { type: 'CredentialRevoked'; id: string; status_list: number; status_index: number };
 
 export interface Receipt {
   tx_hash: string;

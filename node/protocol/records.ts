@@ -29,6 +29,8 @@ export const STATE_PREFIX = {
 /** Chain-wide entries (one of each), under the `chain` prefix and a one-byte name. */
 export const VALIDATOR_SET_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x01);
 export const VALIDATOR_CANDIDATES_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x02);
+/** the governance address (20 bytes), when genesis names one */
+export const GOVERNANCE_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x03);
 
 export function accountKey(address: Uint8Array): Uint8Array {
   return prefixed(STATE_PREFIX.account, address);

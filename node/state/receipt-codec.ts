@@ -13,7 +13,20 @@ import { LedgerError } from '../errors.js';
  *   event = u8 tag || fields (strings are u16-length UTF-8, amounts u128, times u64)
  */
 
-const TAG = { Transfer: 0, Stake: 1, Unstake: 2, UnbondingReleased: 3, DidCreated: 4, DidDeactivated: 5, ValidatorRegistered: 6, ValidatorSlashed: 7 } as const;
+const TAG = {
+  Transfer: 0,
+  Stake: 1,
+  Unstake: 2,
+  UnbondingReleased: 3,
+  DidCreated: 4,
+  DidDeactivated: 5,
+  ValidatorRegistered: 6,
+  ValidatorSlashed: 7,
+  CredentialRequested: 8,
+  CredentialAttested: 9,
+  CredentialRegistered: 10,
+  CredentialRevoked: 11,
+} as const;
 
 export function encodeReceipt(r: Receipt): Uint8Array {
   const w = new ByteWriter()
@@ -69,6 +82,18 @@ function writeEvent(w: ByteWriter, e: ReceiptEvent): void {
     case 'ValidatorSlashed':
       w.str(e.address).u64(BigInt(e.round));
       return;
+    case 'CredentialRequested':
+      w.str(e.id).str(e.issuer).str(e.subject).u64(BigInt(e.deadline_height));
+      return;
+    case 'CredentialAttested':
+      w.str(e.id).str(e.validator).u16(e.attestations);
+      return;
+    case 'CredentialRegistered':
+      w.str(e.id).u64(BigInt(e.consensus_round));
+      return;
+    case 'CredentialRevoked':
+      w.str(e.id).u32(e.status_list).u32(e.status_index);
+      return;
     default:
       throw unknownEvent((e satisfies never as { type: string }).type);
   }
@@ -93,6 +118,14 @@ function readEvent(r: ByteReader): ReceiptEvent {
       return { type: 'ValidatorRegistered', address: r.str() };
     case TAG.ValidatorSlashed:
       return { type: 'ValidatorSlashed', address: r.str(), round: Number(r.u64()) };
+    case TAG.CredentialRequested:
+      return { type: 'CredentialRequested', id: r.str(), issuer: r.str(), subject: r.str(), deadline_height: Number(r.u64()) };
+    case TAG.CredentialAttested:
+      return { type: 'CredentialAttested', id: r.str(), validator: r.str(), attestations: r.u16() };
+    case TAG.CredentialRegistered:
+      return { type: 'CredentialRegistered', id: r.str(), consensus_round: Number(r.u64()) };
+    case TAG.CredentialRevoked:
+      return { type: 'CredentialRevoked', id: r.str(), status_list: r.u32(), status_index: r.u32() };
     default:
       throw unknownEvent(String(tag));
   }

@@ -1,8 +1,6 @@
 import t from 'tap';
-import { BlsQuorumCrypto, blsKeyFromSeed, voteDigest } from '../../node/consensus/crypto.js';
-import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
-import type { BlockContext } from '../../node/execution/apply.js';
-import { buildBlockBody, executeBlock, type BlockExecution } from '../../node/execution/block.js';
+import { BlsQuorumCrypto, voteDigest } from '../../node/consensus/crypto.js';
+import { buildBlockBody, executeBlock } from '../../node/execution/block.js';
 import { StateOverlay, type StateReader } from '../../node/execution/overlay.js';
 import { readAccount, readValidator, writeAccount, writeValidator } from '../../node/execution/state-access.js';
 import {
@@ -16,109 +14,29 @@ import {
   writeGenesisValidatorSet,
   type Candidate,
 } from '../../node/execution/validator-set.js';
-import { ADDRESS_LENGTH, addressBytesFromPublicKey, formatAddress } from '../../node/protocol/address.js';
+import { ADDRESS_LENGTH, formatAddress } from '../../node/protocol/address.js';
 import { UNIT } from '../../node/protocol/amount.js';
 import { bytesEqual, toHex } from '../../node/protocol/bytes.js';
 import { FEES } from '../../node/protocol/fees.js';
 import { DEFAULT_EPOCH_LENGTH as EPOCH_LENGTH, MAX_ACTIVE_VALIDATORS, MAX_BLS_PAYLOADS_PER_BLOCK, MIN_VALIDATOR_STAKE, UNBONDING_PERIOD_MS } from '../../node/protocol/params.js';
-import type { Payload, PayloadOf, SignedVoteRef } from '../../node/protocol/payloads.js';
+import type { PayloadOf, SignedVoteRef } from '../../node/protocol/payloads.js';
 import { VALIDATOR_SET_KEY, type ValidatorRecord } from '../../node/protocol/records.js';
-import { signTransaction, type Transaction } from '../../node/protocol/transaction.js';
+import type { Transaction } from '../../node/protocol/transaction.js';
 import { proofOfPossession } from '../../node/protocol/validator-keys.js';
-import { EMPTY_ROOT, MemoryNodeStore, updateTree } from '../../node/state/tree/index.js';
+import { CHAIN, Chain, member, proposer, tx, type Member } from './chain-harness.js';
 
-const CHAIN = 'validator-set-test';
-const GENESIS_MS = 1_000_000;
 const empty: StateReader = { get: async () => undefined };
-const proposer = new Uint8Array(ADDRESS_LENGTH).fill(0xee);
-
-/** An account key and a BLS vote key, from one seed byte. */
-function member(seedByte: number) {
-  const ed = keyPairFromSeed(new Uint8Array(32).fill(seedByte));
-  const bls = blsKeyFromSeed(new Uint8Array(32).fill(seedByte));
-  return { ed, bls, address: addressBytesFromPublicKey(ed.publicKey) };
-}
-type Member = ReturnType<typeof member>;
+const genesis = (validators: Array<{ who: Member; stake: bigint }>, o: { epochs?: boolean; funded?: Member[]; length?: number } = {}) =>
+  Chain.genesis(validators, { funded: [alice, bob], ...o });
 
 const g1 = member(11);
 const g2 = member(12);
 const alice = member(21);
 const bob = member(22);
 
-function tx(who: Member, nonce: bigint, payload: Payload): Transaction {
-  return signTransaction(CHAIN, { senderPubkey: who.ed.publicKey, nonce, payload }, who.ed.seed);
-}
-
 function register(who: Member, nonce: bigint, chainId = CHAIN, address = who.address): Transaction {
   const p = proofOfPossession(chainId, address, who.bls.secretKey);
   return tx(who, nonce, { kind: 'ValidatorRegister', blsPublicKey: p.blsPublicKey, proofOfPossession: p.proofOfPossession });
-}
-
-/** A chain on the in-memory store: each block's writes land in state and in the state tree. */
-class Chain {
-  state = new StateOverlay(empty);
-  root = EMPTY_ROOT;
-  nodes = new MemoryNodeStore();
-  height = 0;
-  timestampMs = GENESIS_MS;
-  nonces = new Map<string, bigint>();
-
-  static async genesis(validators: Array<{ who: Member; stake: bigint }>, o: { epochs?: boolean; funded?: Member[]; length?: number } = {}): Promise<Chain> {
-    const c = new Chain();
-    const s = new StateOverlay(empty);
-    for (const m of o.funded ?? [alice, bob]) writeAccount(s, m.address, { balance: 10_000_000n * UNIT, nonce: 0n });
-    for (const { who, stake } of validators) {
-      writeValidator(s, who.address, { staked: stake, unbonding: [], reputation: 500, active: stake >= MIN_VALIDATOR_STAKE, ed25519PublicKey: who.ed.publicKey, blsPublicKey: who.bls.publicKey });
-    }
-    if (o.epochs !== false) await writeGenesisValidatorSet(s, o.length);
-    await c.apply(s.changes());
-    return c;
-  }
-
-  private async apply(changes: BlockExecution['changes']): Promise<void> {
-    for (const ch of changes) ch.value ? this.state.put(ch.key, ch.value) : this.state.delete(ch.key);
-    const tree = await updateTree(this.nodes, this.root, changes);
-    this.nodes.put(tree.nodes);
-    this.root = tree.root;
-  }
-
-  ctx(o: { timestampMs?: number } = {}): BlockContext {
-    return { network: 'testnet', height: this.height + 1, round: this.height + 1, parentHash: new Uint8Array(32), timestampMs: o.timestampMs ?? this.timestampMs + 1_000, proposer };
-  }
-
-  /** Executes the next block (height + 1) and commits its writes. */
-  async block(txs: Transaction[] = [], o: { timestampMs?: number } = {}): Promise<BlockExecution> {
-    const ctx = this.ctx(o);
-    const res = await executeBlock(this.state, CHAIN, ctx, txs);
-    await this.apply(res.changes);
-    this.height = ctx.height;
-    this.timestampMs = ctx.timestampMs;
-    return res;
-  }
-
-  /** Empty blocks up to and including `height`. */
-  async until(height: number): Promise<void> {
-    while (this.height < height) await this.block();
-  }
-
-  nonce(who: Member): bigint {
-    const key = toHex(who.address);
-    const n = this.nonces.get(key) ?? 0n;
-    this.nonces.set(key, n + 1n);
-    return n;
-  }
-
-  async set() {
-    return readValidatorSet(this.state);
-  }
-
-  async members(): Promise<string[]> {
-    return ((await this.set())?.validators ?? []).map((v) => formatAddress(v.address));
-  }
-
-  async record(who: Member): Promise<ValidatorRecord | undefined> {
-    return readValidator(this.state, who.address);
-  }
 }
 
 /** Base58 addresses in canonical (address-byte) order. */
@@ -204,7 +122,7 @@ t.test('epochs: heights [e * L, (e + 1) * L), the boundary is the last height', 
 
 t.test("genesis writes epoch 0's set, the candidate index and the active flags", async (t) => {
   const stakeOnly = member(13);
-  const chain = await Chain.genesis([
+  const chain = await genesis([
     { who: g1, stake: 2_000_000n * UNIT },
     { who: g2, stake: 10_000n * UNIT },
   ]);
@@ -225,7 +143,7 @@ t.test("genesis writes epoch 0's set, the candidate index and the active flags",
 });
 
 t.test('the boundary block writes the next set exactly once, and the state root commits to it', async (t) => {
-  const chain = await Chain.genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }]);
+  const chain = await genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }]);
   const writes: number[] = [];
   let root = chain.root;
   while (chain.height < 2 * EPOCH_LENGTH) {
@@ -243,7 +161,7 @@ t.test('the boundary block writes the next set exactly once, and the state root 
 });
 
 t.test('a genesis epoch length of 10: boundaries at heights 9, 19, 29', async (t) => {
-  const chain = await Chain.genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }], { length: 10 });
+  const chain = await genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }], { length: 10 });
   const writes: number[] = [];
   while (chain.height < 30) if ((await chain.block()).validatorSet) writes.push(chain.height);
   t.same(writes, [9, 19, 29]);
@@ -251,7 +169,7 @@ t.test('a genesis epoch length of 10: boundaries at heights 9, 19, 29', async (t
 });
 
 t.test('join through Stake + ValidatorRegister at the next boundary; leave at the boundary after unstaking below the minimum', async (t) => {
-  const chain = await Chain.genesis([{ who: g1, stake: 1_000_000n * UNIT }]);
+  const chain = await genesis([{ who: g1, stake: 1_000_000n * UNIT }]);
   await chain.until(9);
   let res = await chain.block([tx(alice, chain.nonce(alice), { kind: 'Stake', amount: 150_000n * UNIT }), register(alice, chain.nonce(alice))]);
   t.same(res.txs.map((x) => x.outcome.status), ['success', 'success']);
@@ -297,7 +215,7 @@ t.test('join through Stake + ValidatorRegister at the next boundary; leave at th
 });
 
 t.test('Stake alone never makes a member; registering without stake makes a record but no candidate', async (t) => {
-  const chain = await Chain.genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }]);
+  const chain = await genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }]);
   await chain.block([tx(alice, chain.nonce(alice), { kind: 'Stake', amount: 50_000n * UNIT }), register(bob, chain.nonce(bob))]);
   t.match(await chain.record(bob), { staked: 0n, active: false });
   t.same((await readCandidates(chain.state)).map(formatAddress), names(g1));
@@ -310,7 +228,7 @@ t.test('Stake alone never makes a member; registering without stake makes a reco
 });
 
 t.test('ValidatorRegister: the proof must be for this key, this address and this chain; the key is set once', async (t) => {
-  const chain = await Chain.genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }], { funded: [alice, bob, g1] });
+  const chain = await genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }], { funded: [alice, bob, g1] });
   const other = proofOfPossession(CHAIN, alice.address, bob.bls.secretKey);
   const wrongKey = tx(alice, chain.nonce(alice), { kind: 'ValidatorRegister', blsPublicKey: alice.bls.publicKey, proofOfPossession: other.proofOfPossession });
   const wrongAddress = register(alice, chain.nonce(alice), CHAIN, bob.address);
@@ -339,7 +257,7 @@ function doubleVote(signer: Member, round: number, chainId = CHAIN): PayloadOf<'
 }
 
 t.test('SubmitEvidence: a proven double vote slashes for good; the validator leaves at the next boundary', async (t) => {
-  const chain = await Chain.genesis([
+  const chain = await genesis([
     { who: g1, stake: MIN_VALIDATOR_STAKE },
     { who: g2, stake: MIN_VALIDATOR_STAKE },
   ]);
@@ -373,7 +291,7 @@ t.test('SubmitEvidence: a proven double vote slashes for good; the validator lea
 });
 
 t.test('with no eligible candidate left, the current set carries over rather than halting the chain', async (t) => {
-  const chain = await Chain.genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }], { funded: [bob] });
+  const chain = await genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }], { funded: [bob] });
   await chain.block([tx(bob, chain.nonce(bob), doubleVote(g1, 3))]);
   t.same(await readCandidates(chain.state), []);
   await chain.until(EPOCH_LENGTH - 1);
@@ -383,7 +301,7 @@ t.test('with no eligible candidate left, the current set carries over rather tha
 });
 
 t.test('a chain whose genesis recorded no set (built before epochs) computes no epochs', async (t) => {
-  const chain = await Chain.genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }], { epochs: false });
+  const chain = await genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }], { epochs: false });
   t.equal(await chain.set(), undefined);
   await chain.until(EPOCH_LENGTH - 2);
   const res = await chain.block();
@@ -394,7 +312,7 @@ t.test('a chain whose genesis recorded no set (built before epochs) computes no 
 });
 
 t.test(`a block carries at most ${MAX_BLS_PAYLOADS_PER_BLOCK} ValidatorRegister and SubmitEvidence transactions`, async (t) => {
-  const chain = await Chain.genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }]);
+  const chain = await genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }]);
   const many = [alice, bob, member(23), member(24), member(25)];
   const s = new StateOverlay(chain.state);
   for (const m of many) writeAccount(s, m.address, { balance: UNIT, nonce: 0n });
@@ -408,7 +326,7 @@ t.test(`a block carries at most ${MAX_BLS_PAYLOADS_PER_BLOCK} ValidatorRegister 
 });
 
 t.test('the epoch step is part of both the proposer and the validator execution', async (t) => {
-  const chain = await Chain.genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }]);
+  const chain = await genesis([{ who: g1, stake: MIN_VALIDATOR_STAKE }]);
   await chain.until(EPOCH_LENGTH - 2);
   const txs = [tx(alice, 0n, { kind: 'Stake', amount: MIN_VALIDATOR_STAKE }), register(alice, 1n)];
   const built = await buildBlockBody(chain.state, CHAIN, chain.ctx(), txs);

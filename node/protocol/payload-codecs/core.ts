@@ -2,7 +2,7 @@ import { invalid } from '../../errors.js';
 import { ADDRESS_LENGTH, formatAddress } from '../address.js';
 import { parseDid } from '../did.js';
 import type { PayloadCodec, PayloadOf, ServiceEndpoint } from '../payloads.js';
-import { addressFromJson, fields, nonZero, positiveAmount } from './fields.js';
+import { addressFromJson, didField, fields, nonZero, positiveAmount } from './fields.js';
 
 /** Transfers, stake, and DID documents. */
 
@@ -80,11 +80,7 @@ export const didDeactivate: PayloadCodec<'DidDeactivate'> = {
   decode: (r) => ({ kind: 'DidDeactivate', did: parseDid(r.str()).did }),
   fromJson(body) {
     fields(body, 'DidDeactivate', ['did']);
-    try {
-      return { kind: 'DidDeactivate', did: parseDid(body.did).did };
-    } catch (err) {
-      throw invalid('MALFORMED_PAYLOAD', `DidDeactivate.did: ${(err as Error).message}`);
-    }
+    return { kind: 'DidDeactivate', did: didField(body.did, 'DidDeactivate.did') };
   },
   toJson: (p) => ({ did: p.did }),
 };

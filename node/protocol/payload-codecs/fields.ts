@@ -2,6 +2,7 @@ import { invalid } from '../../errors.js';
 import { ADDRESS_LENGTH, parseAddress } from '../address.js';
 import { amountFromJson } from '../amount.js';
 import { fromHex, toHex } from '../bytes.js';
+import { parseDid } from '../did.js';
 import type { JsonForm } from '../payloads.js';
 
 /** The field rules every payload codec shares. The binary decoders enforce the same rules as the JSON ones. */
@@ -64,3 +65,20 @@ export function heightFromJson(value: unknown, what: string): number {
   return heightFromWire(n, what);
 }
 
+
+/** A DID in a payload, normalised by parseDid; malformed text is a payload error naming the field. */
+export function didField(value: unknown, what: string): string {
+  try {
+    return parseDid(value).did;
+  } catch (err) {
+    throw invalid('MALFORMED_PAYLOAD', `${what}: ${(err as Error).message}`);
+  }
+}
+
+/** A bounded integer field: `max` is inclusive. */
+export function intField(value: unknown, min: number, max: number, what: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid('MALFORMED_PAYLOAD', `${what} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
