@@ -17,8 +17,11 @@ import { addressBytesFromPublicKey, formatAddress } from './protocol/address.js'
 import { bytesEqual } from './protocol/bytes.js';
 import { parseGenesis } from './protocol/genesis.js';
 import { parseJson } from './protocol/json.js';
+import { Attester } from './attestation/attester.js';
+import { readValidatorSet } from './execution/validator-set.js';
 import { createMethods } from './rpc/ledger/index.js';
 import { resolveDid, RESOLUTION_CONTENT_TYPE } from './rpc/resolver.js';
+import { REVOCATION_LIST_PATH, revocationListCredential } from './rpc/revocation-lists.js';
 import { createRpcServer } from './rpc/server.js';
 import { ChainStore } from './state/chain-store.js';
 import { openDatabase } from './state/db.js';
@@ -121,6 +124,20 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
         .catch((err) => log.error({ err }, 'mempool cleanup failed'));
       log.debug({ seq: c.seq, height: c.block.header.height, txs: c.receipts.length }, 'committed block');
     });
+    const attester = new Attester({
+      chainId: genesis.chainId,
+      seed: key.seed,
+      publicKey: key.publicKey,
+      credential: (id) => store.credentials.get(id),
+      validatorSet: () => readValidatorSet(store.stateReader()),
+      nextNonce: async (address) => {
+        const pending = mempool.pending(address);
+        return pending.length > 0 ? pending[pending.length - 1]!.nonce + 1n : (await store.accounts.get(address)).nonce;
+      },
+      submit: async (tx) => void (await mempool.admit(tx)),
+      log,
+    });
+    app.on('committed', (c: CommittedBlock) => attester.onCommitted(c));
     engine.on('fault', (err: unknown) => log.error({ err }, 'consensus fault'));
 
     const http = new HttpServer({ host: config.rpc.host, port: config.rpc.port, maxBodyBytes: config.rpc.maxBodyBytes, log });
@@ -143,6 +160,20 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
     http.route('GET', /^\/1\.0\/identifiers\/(.+)$/, async (ctx) => {
       const { status, body } = await resolveDid({ network: genesis.network, lookup: (id) => store.dids.get(id) }, ctx.params[0]!, ctx.req.headers.accept);
       ctx.send(status, JSON.stringify(body), RESOLUTION_CONTENT_TYPE);
+    });
+    http.route('GET', REVOCATION_LIST_PATH, async (ctx) => {
+      const deps = {
+        network: genesis.network,
+        list: (issuer: Uint8Array, n: number) => store.credentials.revocationList(issuer, n),
+        head: async () => {
+          const block = await store.blocks.byHeight(store.head()?.height ?? 0);
+          return { height: block?.header.height ?? 0, timestampMs: block?.header.timestampMs ?? 0 };
+        },
+      };
+      const url = `http://${ctx.req.headers.host ?? 'localhost'}${ctx.path}`;
+      const answer = await revocationListCredential(deps, ctx.params[0]!, ctx.params[1]!, url);
+      if (answer.status === 200) ctx.json(200, answer.body);
+      else ctx.problem(answer.status, answer.detail);
     });
     http.route('GET', '/metrics', async (ctx) => {
       ctx.send(200, await metrics.registry.metrics(), metrics.registry.contentType);

@@ -6,6 +6,8 @@ import { stringifyJson } from '../protocol/json.js';
 import { payloadFromJson, payloadToJson, type Payload, type ServiceEndpoint } from '../protocol/payloads.js';
 import { signTransaction, transactionHash, transactionToJson, type Transaction, type UnsignedTransaction } from '../protocol/transaction.js';
 import { proofOfPossession } from '../protocol/validator-keys.js';
+import { parseCredentialId } from '../protocol/credential-id.js';
+import { issuanceFee, type CredentialType } from '../protocol/credential-types.js';
 import type { RpcClient } from './rpc-client.js';
 import type { Receipt } from './types.js';
 
@@ -63,6 +65,47 @@ export function buildDidDeactivate(args: TxBase & { did: string }): UnsignedTran
 export function buildValidatorRegister(args: TxBase & { chainId: string; blsSecretKey: Uint8Array }): UnsignedTransaction {
   const p = proofOfPossession(args.chainId, addressBytesFromPublicKey(args.senderPubkey), args.blsSecretKey);
   return build(args, { kind: 'ValidatorRegister', blsPublicKey: p.blsPublicKey, proofOfPossession: p.proofOfPossession });
+}
+
+export interface CredentialRequestArgs extends TxBase {
+  /** urn:ledger:credential:<uuid> or the bare UUID */
+  credentialId: string;
+  credentialType: CredentialType;
+  /** 1 to 3, for a KYCCredential only */
+  kycLevel?: number;
+  subjectDid: string;
+  /** the sender's own DID: the issuer signs its requests */
+  issuerDid: string;
+  /** SHA-256 of the credential (credentialHash); the credential itself never goes on chain */
+  hash: Uint8Array;
+  evidenceDigest: Uint8Array;
+  /** the issuer's next position (RpcClient.nextRevocationIndex) */
+  statusList: number;
+  statusIndex: number;
+  bbs?: { publicKey: Uint8Array; messageCount: number };
+}
+
+/** A credential request; its fee is the type's issuance fee, debited with the transaction fee. */
+export function buildCredentialRequest(a: CredentialRequestArgs): UnsignedTransaction {
+  return build(a, {
+    kind: 'CredentialRequest',
+    credentialId: parseCredentialId(a.credentialId),
+    credentialType: a.credentialType,
+    kycLevel: a.kycLevel ?? 0,
+    subject: a.subjectDid,
+    issuer: a.issuerDid,
+    hash: Uint8Array.from(a.hash),
+    evidenceDigest: Uint8Array.from(a.evidenceDigest),
+    fee: issuanceFee(a.credentialType, a.kycLevel),
+    statusList: a.statusList,
+    statusIndex: a.statusIndex,
+    ...(a.bbs ? { bbs: { publicKey: Uint8Array.from(a.bbs.publicKey), messageCount: a.bbs.messageCount } } : {}),
+  });
+}
+
+/** Revokes a registered credential, for good: only its issuer (or the genesis governance key) may. */
+export function buildCredentialRevoke(args: TxBase & { credentialId: string }): UnsignedTransaction {
+  return build(args, { kind: 'CredentialRevoke', credentialId: parseCredentialId(args.credentialId) });
 }
 
 export interface SignedTransaction {

@@ -5,6 +5,8 @@
 export { RpcClient, type BatchResult, type RpcCall, type RpcClientOptions } from './rpc-client.js';
 export { RpcError, RpcTransportError } from './errors.js';
 export {
+  buildCredentialRequest,
+  buildCredentialRevoke,
   buildDidCreate,
   buildDidDeactivate,
   buildStake,
@@ -13,6 +15,7 @@ export {
   buildValidatorRegister,
   signAndEncode,
   waitForReceipt,
+  type CredentialRequestArgs,
   type SignedTransaction,
   type TxBase,
 } from './builder.js';
@@ -25,3 +28,18 @@ export { feeFor, FEES } from '../protocol/fees.js';
 export { fromHex, toHex } from '../protocol/bytes.js';
 export { verifyTransactionSignature, transactionFromJson, type Transaction, type UnsignedTransaction } from '../protocol/transaction.js';
 export type { ServiceEndpoint } from '../protocol/payloads.js';
+export { CREDENTIAL_TYPES, issuanceFee, type CredentialType } from '../protocol/credential-types.js';
+export { formatCredentialId, parseCredentialId } from '../protocol/credential-id.js';
+export {
+  buildCredential,
+  credentialHash,
+  onChainHashMatches,
+  parseCredential,
+  signCredential,
+  verifyCredentialProof,
+  withExtensions,
+  type Credential,
+  type CredentialParts,
+} from '../protocol/credential-document.js';
+export { RevocationList } from '../protocol/revocation-list.js';
+export { verifyAttestation } from '../protocol/committee.js';

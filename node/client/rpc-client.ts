@@ -9,6 +9,7 @@ import {
   type CanonHead,
   type ChainInfo,
   type CredentialRecord,
+  type CredentialRequestStatus,
   type CredentialVerification,
   type DidDocument,
   type DisclosedMessage,
@@ -192,6 +193,16 @@ export class RpcClient {
     return this.call('ledger_credentialsByIssuer', [did]);
   }
 
+  /** Any status (pending, registered, expired); null for an unknown id. */
+  getCredentialRequest(credentialId: string): Promise<CredentialRequestStatus | null> {
+    return this.call('ledger_getCredentialRequest', [credentialId]);
+  }
+
+  /** The revocation position the issuer's next CredentialRequest must name. */
+  nextRevocationIndex(issuerDid: string): Promise<{ status_list: number; status_index: number }> {
+    return this.call('ledger_nextRevocationIndex', [issuerDid]);
+  }
+
   async getValidators(): Promise<Validator[]> {
     const list = await this.call<Validator[]>('ledger_getValidators');
     return list.map((v) => normalizeValidator(v)!);
@@ -222,7 +233,7 @@ export class RpcClient {
     headerHex: string;
     phHex: string;
     disclosedMessages: DisclosedMessage[];
-  }): Promise<BbsCredentialProofResult> {
+  }): Promise<BbsCredentialProofResult | null> {
     return this.call('ledger_bbsVerifyCredentialProof', [args.credentialId, args.proofHex, args.headerHex, args.phHex, args.disclosedMessages]);
   }
 }

@@ -66,9 +66,29 @@ export interface CredentialRecord {
   subject_did: string;
   credential_type: string;
   hash: string;
-  issued_ms: number;
+  /** null until registered */
+  issued_ms: number | null;
   revoked: boolean;
   revoked_ms: number | null;
+  kyc_level?: number;
+  status: 'pending' | 'registered' | 'expired';
+  issuer_active: boolean;
+  status_list: number;
+  status_index: number;
+  evidence_digest: string;
+  request_height: number;
+  deadline_height: number;
+  threshold: number;
+  consensus_round: number | null;
+  validator_signatures: Array<{ validator: string; signature: string }>;
+  bbs_public_key?: string;
+  bbs_message_count?: number;
+  tx_hash: string;
+}
+
+/** ledger_getCredentialRequest: the record in any status, with its attestation count. */
+export interface CredentialRequestStatus extends CredentialRecord {
+  attestations: number;
 }
 
 export interface CredentialVerification {
@@ -88,7 +108,7 @@ export interface BbsCredentialProofResult {
   proof_valid: boolean;
   is_bbs: boolean;
   revoked: boolean;
-  credential: CredentialRecord | null;
+  credential: CredentialRecord;
 }
 
 export function toBigInt(value: unknown, what: string): bigint {

@@ -1,5 +1,6 @@
 import { base58Decode } from '../crypto/base58.js';
 import { ADDRESS_LENGTH } from '../protocol/address.js';
+import { parseCredentialId } from '../protocol/credential-id.js';
 import { RPC_INVALID_PARAMS, RpcMethodError } from './errors.js';
 
 /**
@@ -134,6 +135,18 @@ export function string(opts: { maxLength: number; minLength?: number }): Validat
 export function did(opts: { maxLength?: number } = {}): Validator<string> {
   const max = opts.maxLength ?? 256;
   return validator(`a DID string (did:...) of at most ${max} characters`, (v) => typeof v === 'string' && v.startsWith('did:') && v.length > 4 && v.length <= max);
+}
+
+/** `urn:ledger:credential:<uuid>` or the bare UUID. */
+export function credentialId(): Validator<string> {
+  return validator('a credential id: urn:ledger:credential:<uuid> or a UUID', (v) => {
+    try {
+      parseCredentialId(v);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 export function boolean(): Validator<boolean> {

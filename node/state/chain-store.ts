@@ -1,3 +1,4 @@
+import { CredentialRepository } from './credential-repository.js';
 import { LedgerError } from '../errors.js';
 import type { StateChange, StateReader } from '../execution/overlay.js';
 import type { Block } from '../protocol/block.js';
@@ -57,6 +58,7 @@ export class ChainStore {
   readonly accounts: AccountRepository;
   readonly validators: ValidatorRepository;
   readonly dids: DidRepository;
+  readonly credentials: CredentialRepository;
   readonly blocks: BlockRepository;
   readonly receipts: ReceiptRepository;
   readonly txIndex: TxIndexRepository;
@@ -77,6 +79,7 @@ export class ChainStore {
     this.accounts = new AccountRepository(this.state);
     this.validators = new ValidatorRepository(this.state, db.state);
     this.dids = new DidRepository(this.state);
+    this.credentials = new CredentialRepository(this.state, db.state);
     this.blocks = new BlockRepository(db.blocks, db.seq, db.height);
     this.receipts = new ReceiptRepository(db.receipts);
     this.txIndex = new TxIndexRepository(db.txIndex);

@@ -1,21 +1,23 @@
 import { verifyBbsProof } from '../../crypto/bbs.js';
-import { LedgerError } from '../../errors.js';
 import { fromHex } from '../../protocol/bytes.js';
 import { didDocumentRpc } from '../../protocol/did-document.js';
 import { parseDid } from '../../protocol/did.js';
-import { array, did, hex, object, param, string, uint } from '../params.js';
+import { array, did, hex, object, param, uint } from '../params.js';
 import { defineMethod, type RpcMethod } from '../server.js';
 import type { RpcContext } from './context.js';
 
 const MAX_BBS_HEX_BYTES = 64 * 1024;
-const credentialId = () => string({ minLength: 1, maxLength: 256 });
+const bbsHex = (name: string) => param(name, hex({ maxBytes: MAX_BBS_HEX_BYTES }));
 const disclosed = () => array(object({ index: uint(), message: hex({ maxBytes: MAX_BBS_HEX_BYTES }) }), { max: 1024 });
 
-/**
- * DIDs, credentials and BBS proofs. Credential state (requests, attestation, revocation lists)
- * arrives with the identity-protocol work; until then no credential can exist on chain, so the
- * lookups answer as the seed says they do for an unknown credential: null, or an empty list.
- */
+export const bbsProofParam = () => bbsHex('proof_hex');
+
+/** The params after the proof (and the key) that both BBS methods take, in seed 002's order. */
+export function bbsPresentationParams() {
+  return [bbsHex('header_hex'), bbsHex('ph_hex'), param('disclosed_messages', disclosed())] as const;
+}
+
+/** DIDs, and stateless BBS proof verification (credential methods are in credentials.ts). */
 export function identityMethods(ctx: RpcContext): RpcMethod[] {
   return [
     defineMethod({
@@ -28,32 +30,9 @@ export function identityMethods(ctx: RpcContext): RpcMethod[] {
         return record ? didDocumentRpc(record) : null;
       },
     }),
-    defineMethod({ name: 'ledger_credentialVerify', params: [param('credential_id', credentialId())], handler: () => null }),
-    defineMethod({ name: 'ledger_credentialsByIssuer', params: [param('did', did())], handler: () => [] }),
-    defineMethod({
-      name: 'ledger_credentialsBySubject',
-      params: [param('did', did())],
-      handler: () => {
-        if (!ctx.allowSubjectEnumeration) {
-          throw new LedgerError(
-            'SUBJECT_ENUMERATION_DISABLED',
-            'ledger_credentialsBySubject is disabled on this node because it lets anyone list the credentials held by a subject; the operator can enable it by starting the node with LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION=1',
-            'disabled',
-          );
-        }
-        return [];
-      },
-    }),
     defineMethod({
       name: 'ledger_bbsVerifyProof',
-      params: [
-        param('proof_hex', hex({ maxBytes: MAX_BBS_HEX_BYTES })),
-        param('pubkey_hex', hex({ maxBytes: 1024 })),
-        param('header_hex', hex({ maxBytes: MAX_BBS_HEX_BYTES })),
-        param('ph_hex', hex({ maxBytes: MAX_BBS_HEX_BYTES })),
-        param('disclosed_messages', disclosed()),
-        param('total_message_count', uint()),
-      ],
+      params: [bbsProofParam(), param('pubkey_hex', hex({ maxBytes: 1024 })), ...bbsPresentationParams(), param('total_message_count', uint())],
       handler: (proof, pubkey, header, ph, messages, total) =>
         verifyBbsProof({
           proof: fromHex(proof),
@@ -63,17 +42,6 @@ export function identityMethods(ctx: RpcContext): RpcMethod[] {
           disclosed: messages.map((m) => ({ index: m.index, message: fromHex(m.message) })),
           totalMessageCount: total,
         }),
-    }),
-    defineMethod({
-      name: 'ledger_bbsVerifyCredentialProof',
-      params: [
-        param('credential_id', credentialId()),
-        param('proof_hex', hex({ maxBytes: MAX_BBS_HEX_BYTES })),
-        param('header_hex', hex({ maxBytes: MAX_BBS_HEX_BYTES })),
-        param('ph_hex', hex({ maxBytes: MAX_BBS_HEX_BYTES })),
-        param('disclosed_messages', disclosed()),
-      ],
-      handler: () => null,
     }),
   ];
 }

@@ -3,6 +3,7 @@ import { accountMethods } from './accounts.js';
 import { chainMethods } from './chain.js';
 import { consensusMethods } from './consensus.js';
 import type { RpcContext } from './context.js';
+import { credentialMethods } from './credentials.js';
 import { identityMethods } from './identity.js';
 import { transactionMethods } from './transactions.js';
 
@@ -10,5 +11,5 @@ export type { RpcContext } from './context.js';
 
 /** Every method of seed 002's JSON-RPC table, plus ledger_getEvidence. There is deliberately no `ledger_getAccount`. */
 export function createMethods(ctx: RpcContext): RpcMethod[] {
-  return [...chainMethods(ctx), ...accountMethods(ctx), ...transactionMethods(ctx), ...identityMethods(ctx), ...consensusMethods(ctx)];
+  return [...chainMethods(ctx), ...accountMethods(ctx), ...transactionMethods(ctx), ...identityMethods(ctx), ...credentialMethods(ctx), ...consensusMethods(ctx)];
 }

@@ -1,108 +1,15 @@
 import type { Evidence } from '../../../node/consensus/types.js';
 import t, { type Test } from 'tap';
-import type { JSONRPCResponse } from 'json-rpc-2.0';
-import { buildGenesisBlock } from '../../../node/chain/genesis-block.js';
-import { keyPairFromSeed } from '../../../node/crypto/ed25519.js';
-import { Mempool } from '../../../node/mempool/index.js';
 import { NATIVE_TOKEN, UNIT } from '../../../node/protocol/amount.js';
-import { ADDRESS_LENGTH, addressBytesFromPublicKey, formatAddress } from '../../../node/protocol/address.js';
+import { ADDRESS_LENGTH, formatAddress } from '../../../node/protocol/address.js';
 import { blockToJson } from '../../../node/protocol/block.js';
 import { toHex } from '../../../node/protocol/bytes.js';
 import { didForIdentifier } from '../../../node/protocol/did.js';
 import { parseJson, stringifyJson } from '../../../node/protocol/json.js';
-import { didKey, encodeDid, encodeValidator, validatorKey } from '../../../node/protocol/records.js';
 import { signTransaction, transactionHash, transactionToJson } from '../../../node/protocol/transaction.js';
-import { createMethods, type RpcContext } from '../../../node/rpc/ledger/index.js';
-import { createRpcServer } from '../../../node/rpc/server.js';
-import { ChainStore } from '../../../node/state/chain-store.js';
-import { openDatabase } from '../../../node/state/db.js';
-import { BIG, COUNTER, VALIDATORS, fillerAddress, nextBlock } from '../../fixtures/chain-blocks.js';
+import { BIG, COUNTER, VALIDATORS, fillerAddress } from '../../fixtures/chain-blocks.js';
 import { loadVectors } from '../../fixtures/vectors.js';
-
-const CHAIN = 'rpc-methods-test';
-const NETWORK = 'testnet';
-const funder = keyPairFromSeed(new Uint8Array(32).fill(9));
-const FUNDER = addressBytesFromPublicKey(funder.publicKey);
-const DID_ID = new Uint8Array(ADDRESS_LENGTH).fill(0x44);
-const DID = didForIdentifier(NETWORK, DID_ID);
-const UNBONDER = new Uint8Array(ADDRESS_LENGTH).fill(0x55);
-
-type Call = (method: string, params?: unknown) => Promise<JSONRPCResponse>;
-
-/** A store with genesis only, or with two blocks (a DID and an unbonding validator in block 2). */
-async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumeration?: boolean; genesis?: boolean; evidence?: Evidence[] } = {}) {
-  const db = await openDatabase('memory');
-  t.teardown(() => db.close());
-  const store = await ChainStore.open(db, { chainId: CHAIN });
-  if (o.genesis !== false) {
-    const g = await buildGenesisBlock({
-      genesisTimeMs: 1_000,
-      accounts: [
-        { address: COUNTER, balance: 0n },
-        { address: FUNDER, balance: 1_000n * UNIT },
-      ],
-      validators: VALIDATORS,
-    });
-    await store.initGenesis(g.block, g.changes, g.treeNodes);
-  }
-  if (o.blocks) {
-    await store.commitBlock(await nextBlock(store));
-    const did = {
-      did: DID,
-      publicKey: funder.publicKey,
-      service: [{ id: `${DID}#pod`, type: 'SolidPod', serviceEndpoint: 'https://pod.example' }],
-      active: true,
-      createdMs: 1_002,
-      updatedMs: 1_002,
-      versionId: 1,
-      txHash: new Uint8Array(32).fill(1),
-    };
-    const validator = {
-      staked: 7n,
-      unbonding: [
-        { amount: 2n ** 70n, releaseMs: 5_000 },
-        { amount: 3n, releaseMs: 6_000 },
-      ],
-      reputation: 900,
-      active: false,
-      ed25519PublicKey: new Uint8Array(0),
-      blsPublicKey: new Uint8Array(0),
-    };
-    const puts = [
-      { key: didKey(DID_ID), value: encodeDid(did) },
-      { key: validatorKey(UNBONDER), value: encodeValidator(validator) },
-    ];
-    await store.commitBlock(await nextBlock(store, { heightStep: 3, puts }));
-  }
-  const mempool = new Mempool({ chainId: CHAIN, network: NETWORK, state: store.stateReader() });
-  const ctx: RpcContext = {
-    chainId: CHAIN,
-    network: NETWORK,
-    version: '9.9.9-test',
-    startedAtMs: Date.now() - 5_000,
-    store,
-    mempool,
-    allowSubjectEnumeration: o.allowSubjectEnumeration ?? false,
-    evidence: () => o.evidence ?? [],
-  };
-  const server = createRpcServer({ methods: createMethods(ctx) });
-  let id = 0;
-  // Through the lossless JSON codec both ways, as over HTTP, so bigint results are checked as the wire carries them.
-  const call: Call = async (method, params = []) => {
-    const request = parseJson(stringifyJson({ jsonrpc: '2.0', id: ++id, method, params }));
-    return parseJson(stringifyJson(await server.handle(request))) as JSONRPCResponse;
-  };
-  return { store, mempool, call };
-}
-
-function result(r: JSONRPCResponse): unknown {
-  if (r.error) throw new Error(`unexpected error ${JSON.stringify(r.error)}`);
-  return r.result;
-}
-
-function errorCode(r: JSONRPCResponse): number | undefined {
-  return r.error?.code;
-}
+import { CHAIN, DID, DID_ID, FUNDER, NETWORK, UNBONDER, errorCode, funder, result, setup } from './harness.js';
 
 t.test('chain: blocks, canonical head, block number, chain and node info', async (t) => {
   const { store, call } = await setup(t, { blocks: true });
@@ -214,9 +121,10 @@ t.test('didResolve: document, unknown, other network, invalid', async (t) => {
   t.equal(errorCode(await call('ledger_didResolve', [42])), -32602);
 });
 
-t.test('credentials: no credential state yet, subject enumeration gated', async (t) => {
+t.test('credentials: unknown ids are null, lists empty, subject enumeration gated', async (t) => {
   const off = await setup(t);
-  t.equal(result(await off.call('ledger_credentialVerify', ['cred-1'])), null);
+  const unknown = 'urn:ledger:credential:0f8fad5b-d9cb-469f-a165-70867728950e';
+  t.equal(result(await off.call('ledger_credentialVerify', [unknown])), null);
   t.same(result(await off.call('ledger_credentialsByIssuer', [DID])), []);
   const disabled = await off.call('ledger_credentialsBySubject', [DID]);
   t.equal(errorCode(disabled), -32001, 'never an empty array when disabled');
@@ -226,8 +134,9 @@ t.test('credentials: no credential state yet, subject enumeration gated', async 
   t.equal(errorCode(await on.call('ledger_credentialsBySubject', [7])), -32602);
   t.equal(errorCode(await off.call('ledger_credentialsByIssuer', ['not-a-did'])), -32602);
   t.equal(errorCode(await off.call('ledger_credentialVerify', [1])), -32602);
-  t.equal(result(await off.call('ledger_bbsVerifyCredentialProof', ['cred-1', '00', '', '', [{ index: 0, message: 'aa' }]])), null);
-  t.equal(errorCode(await off.call('ledger_bbsVerifyCredentialProof', ['cred-1', 'XYZ', '', '', []])), -32602);
+  t.match(await off.call('ledger_credentialVerify', ['cred-1']), { error: { code: -32602, message: /credential_id \(param 1\) must be a credential id/ } });
+  t.equal(result(await off.call('ledger_bbsVerifyCredentialProof', [unknown, '00', '', '', [{ index: 0, message: 'aa' }]])), null);
+  t.equal(errorCode(await off.call('ledger_bbsVerifyCredentialProof', [unknown, 'XYZ', '', '', []])), -32602);
 });
 
 t.test('getEpoch: the current epoch, its heights and its set in canonical order', async (t) => {
