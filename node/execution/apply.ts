@@ -10,6 +10,7 @@ import type { Account, ValidatorRecord } from '../protocol/records.js';
 import type { Transaction } from '../protocol/transaction.js';
 import { checkEquivocation, checkProofOfPossession } from '../protocol/validator-keys.js';
 import type { StateOverlay } from './overlay.js';
+import { didRecover, setRecoveryPolicy } from './recovery.js';
 import { readAccount, readDid, readValidator, writeAccount, writeDid } from './state-access.js';
 import { putValidator } from './validator-set.js';
 
@@ -51,7 +52,7 @@ export class InclusionError extends Error {
   }
 }
 
-type PayloadResult = { events: ReceiptEvent[] } | { failure: string };
+export type PayloadResult = { events: ReceiptEvent[] } | { failure: string };
 
 export async function applyTransaction(state: StateOverlay, ctx: TxContext, tx: Transaction, txHash: Uint8Array): Promise<TxOutcome> {
   const sender = addressBytesFromPublicKey(tx.senderPubkey);
@@ -107,6 +108,10 @@ async function applyPayload(
       return didCreate(state, ctx, sender, senderPubkey, p.service, txHash);
     case 'DidDeactivate':
       return didDeactivate(state, ctx, p.did, senderPubkey, txHash);
+    case 'SetRecoveryPolicy':
+      return setRecoveryPolicy(state, ctx, p, senderPubkey, txHash);
+    case 'DidRecover':
+      return didRecover(state, ctx, p, txHash);
     case 'ValidatorRegister':
       return validatorRegister(state, ctx, sender, senderPubkey, p);
     case 'SubmitEvidence':

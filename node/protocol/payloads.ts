@@ -1,6 +1,7 @@
 import { invalid } from '../errors.js';
 import type { ByteReader, ByteWriter } from './bytes.js';
 import { amountCodec, didCreate, didDeactivate, transfer } from './payload-codecs/core.js';
+import { didRecover, setRecoveryPolicy } from './payload-codecs/recovery.js';
 import { submitEvidence, validatorRegister } from './payload-codecs/validators.js';
 
 /**
@@ -32,6 +33,10 @@ export type Payload =
   | { kind: 'Unstake'; amount: bigint }
   | { kind: 'DidCreate'; service: ServiceEndpoint[] }
   | { kind: 'DidDeactivate'; did: string }
+  /** the DID's guardians (DIDs); no guardians, threshold 0 and delay 0 remove the policy */
+  | { kind: 'SetRecoveryPolicy'; did: string; guardians: string[]; threshold: number; delayBlocks: number }
+  /** guardians' signatures of protocol/recovery.ts's message, moving `did` to `newPublicKey` */
+  | { kind: 'DidRecover'; did: string; newPublicKey: Uint8Array; signatures: Array<{ guardian: string; signature: Uint8Array }> }
   /** the sender's BLS vote key and its proof of possession (protocol/validator-keys.ts) */
   | { kind: 'ValidatorRegister'; blsPublicKey: Uint8Array; proofOfPossession: Uint8Array }
   /** two vote signatures of `validator` in `round` for different blocks (the shape of ledger_getEvidence) */
@@ -62,6 +67,8 @@ const codecs: PayloadCodec[] = [
   amountCodec('Unstake', 2),
   didCreate,
   didDeactivate,
+  setRecoveryPolicy,
+  didRecover,
   validatorRegister,
   submitEvidence,
 ] as PayloadCodec[];
