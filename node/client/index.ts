@@ -7,12 +7,16 @@ export { RpcError, RpcTransportError } from './errors.js';
 export {
   buildDidCreate,
   buildDidDeactivate,
+  buildDidRecover,
+  buildSetRecoveryPolicy,
   buildStake,
   buildTransfer,
   buildUnstake,
   buildValidatorRegister,
+  guardianSignature,
   signAndEncode,
   waitForReceipt,
+  type GuardianSignature,
   type SignedTransaction,
   type TxBase,
 } from './builder.js';

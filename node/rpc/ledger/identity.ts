@@ -3,6 +3,7 @@ import { LedgerError } from '../../errors.js';
 import { fromHex } from '../../protocol/bytes.js';
 import { didDocumentRpc } from '../../protocol/did-document.js';
 import { parseDid } from '../../protocol/did.js';
+import { recoveryPolicyRpc } from '../../protocol/recovery-records.js';
 import { array, did, hex, object, param, string, uint } from '../params.js';
 import { defineMethod, type RpcMethod } from '../server.js';
 import type { RpcContext } from './context.js';
@@ -26,6 +27,16 @@ export function identityMethods(ctx: RpcContext): RpcMethod[] {
         if (parsed.network !== ctx.network) return null;
         const record = await ctx.store.dids.get(parsed.identifier);
         return record ? didDocumentRpc(record) : null;
+      },
+    }),
+    defineMethod({
+      name: 'ledger_getRecoveryPolicy',
+      params: [param('did', did())],
+      handler: async (text) => {
+        const parsed = parseDid(text);
+        if (parsed.network !== ctx.network) return null;
+        const found = await ctx.store.dids.recovery(parsed.identifier);
+        return found ? recoveryPolicyRpc(ctx.network, found.policy, found.pending) : null;
       },
     }),
     defineMethod({ name: 'ledger_credentialVerify', params: [param('credential_id', credentialId())], handler: () => null }),
