@@ -4,6 +4,7 @@ import { RpcError, RpcTransportError } from '../client/errors.js';
 import { devnetHelp, runDevnet } from './commands/devnet.js';
 import { initHelp, runInit } from './commands/init.js';
 import { keysHelp, runKeys } from './commands/keys.js';
+import { recoveryHelp, runRecovery } from './commands/recovery.js';
 import { rpcHelp, runRpc } from './commands/rpc.js';
 import { runStart, startHelp } from './commands/start.js';
 import { runTx, txHelp } from './commands/tx.js';
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, Command> = {
   keys: { summary: 'create (keys new) and inspect (keys show) key files', help: keysHelp, run: runKeys },
   tx: { summary: 'sign and send a transaction: transfer, stake, unstake, did-create, did-deactivate', help: txHelp, run: runTx },
   rpc: { summary: 'call a JSON-RPC method and print the result', help: rpcHelp, run: runRpc },
+  recovery: { summary: "sign a guardian's recovery of a DID (recovery sign)", help: recoveryHelp, run: runRecovery },
 };
 
 export const mainHelp = `ledger: a full node for a decentralized-identity blockchain

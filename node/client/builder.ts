@@ -1,9 +1,10 @@
 import { keyPairFromSeed } from '../crypto/ed25519.js';
 import { LedgerError } from '../errors.js';
 import { addressBytesFromPublicKey, parseAddress } from '../protocol/address.js';
-import { bytesEqual, U64_MAX } from '../protocol/bytes.js';
+import { bytesEqual, fromHex, toHex, U64_MAX } from '../protocol/bytes.js';
 import { stringifyJson } from '../protocol/json.js';
 import { payloadFromJson, payloadToJson, type Payload, type ServiceEndpoint } from '../protocol/payloads.js';
+import { signRecovery } from '../protocol/recovery.js';
 import { signTransaction, transactionHash, transactionToJson, type Transaction, type UnsignedTransaction } from '../protocol/transaction.js';
 import { proofOfPossession } from '../protocol/validator-keys.js';
 import { parseCredentialId } from '../protocol/credential-id.js';
@@ -106,6 +107,37 @@ export function buildCredentialRequest(a: CredentialRequestArgs): UnsignedTransa
 /** Revokes a registered credential, for good: only its issuer (or the genesis governance key) may. */
 export function buildCredentialRevoke(args: TxBase & { credentialId: string }): UnsignedTransaction {
   return build(args, { kind: 'CredentialRevoke', credentialId: parseCredentialId(args.credentialId) });
+}
+
+/** Names the DID's guardians; `guardians: []` with threshold 0 (and no delay) removes the policy. Signed by the DID's key. */
+export function buildSetRecoveryPolicy(args: TxBase & { did: string; guardians: string[]; threshold: number; delayBlocks?: number }): UnsignedTransaction {
+  return build(args, { kind: 'SetRecoveryPolicy', did: args.did, guardians: [...args.guardians], threshold: args.threshold, delayBlocks: args.delayBlocks ?? 0 });
+}
+
+/** One guardian's signature as DidRecover carries it: the signature is hex or 64 bytes. */
+export interface GuardianSignature {
+  guardian: string;
+  signature: string | Uint8Array;
+}
+
+function hexOrBytes(value: string | Uint8Array, length: number, what: string): Uint8Array {
+  return typeof value === 'string' ? fromHex(value, length, what) : Uint8Array.from(value);
+}
+
+/** Moves `did` to `newPublicKey` with its guardians' signatures (guardianSignature); any account may send it. */
+export function buildDidRecover(args: TxBase & { did: string; newPublicKey: string | Uint8Array; signatures: GuardianSignature[] }): UnsignedTransaction {
+  const signatures = args.signatures.map((s) => ({ guardian: s.guardian, signature: hexOrBytes(s.signature, 64, 'guardian signature') }));
+  return build(args, { kind: 'DidRecover', did: args.did, newPublicKey: hexOrBytes(args.newPublicKey, 32, 'newPublicKey'), signatures });
+}
+
+/**
+ * A guardian's hex signature for a DidRecover, made with the seed of its DID's current key.
+ * `versionId` is the DID's version_id now (ledger_didResolve): once anything changes the DID, the
+ * signature no longer counts.
+ */
+export function guardianSignature(args: { chainId: string; did: string; newPublicKey: string | Uint8Array; versionId: number; guardianSeed: Uint8Array }): string {
+  const newPublicKey = hexOrBytes(args.newPublicKey, 32, 'newPublicKey');
+  return toHex(signRecovery(args.guardianSeed, { chainId: args.chainId, did: args.did, newPublicKey, versionId: args.versionId }));
 }
 
 export interface SignedTransaction {

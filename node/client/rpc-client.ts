@@ -17,6 +17,7 @@ import {
   type NodeInfo,
   type RawTransaction,
   type Receipt,
+  type RecoveryPolicy,
   type Validator,
 } from './types.js';
 
@@ -178,6 +179,11 @@ export class RpcClient {
 
   didResolve(did: string): Promise<DidDocument | null> {
     return this.call('ledger_didResolve', [did]);
+  }
+
+  /** The DID's guardians, threshold, delay and pending recovery; null when it has no policy. */
+  getRecoveryPolicy(did: string): Promise<RecoveryPolicy | null> {
+    return this.call('ledger_getRecoveryPolicy', [did]);
   }
 
   credentialVerify(credentialId: string): Promise<CredentialVerification | null> {

@@ -11,6 +11,7 @@ export type { BlockJson as Block } from '../protocol/block.js';
 export type { Receipt, ReceiptEvent } from '../protocol/receipt.js';
 export type { DidDocumentRpc as DidDocument, VerificationMethod } from '../protocol/did-document.js';
 export type { ServiceEndpoint as DidService } from '../protocol/payloads.js';
+export type { RecoveryPolicyRpc as RecoveryPolicy } from '../protocol/recovery-records.js';
 
 export interface CanonHead {
   seq: number;

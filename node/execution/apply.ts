@@ -12,6 +12,7 @@ import { checkEquivocation, checkProofOfPossession } from '../protocol/validator
 import type { StateOverlay } from './overlay.js';
 import { credit, debit, readAccount, readDid, readValidator, writeAccount, writeDid } from './state-access.js';
 import { credentialAttest, credentialRequest, credentialRevoke } from './credentials.js';
+import { didRecover, setRecoveryPolicy } from './recovery.js';
 import { putValidator } from './validator-set.js';
 
 /**
@@ -103,6 +104,10 @@ async function applyPayload(
       return didCreate(state, ctx, sender, senderPubkey, p.service, txHash);
     case 'DidDeactivate':
       return didDeactivate(state, ctx, p.did, senderPubkey, txHash);
+    case 'SetRecoveryPolicy':
+      return setRecoveryPolicy(state, ctx, p, senderPubkey, txHash);
+    case 'DidRecover':
+      return didRecover(state, ctx, p, txHash);
     case 'ValidatorRegister':
       return validatorRegister(state, ctx, sender, senderPubkey, p);
     case 'SubmitEvidence':

@@ -3,8 +3,9 @@ import { MAX_BLS_PAYLOADS_PER_BLOCK } from '../protocol/params.js';
 import { transactionHashBytes, type Transaction } from '../protocol/transaction.js';
 import { applyTransaction, InclusionError, type BlockContext, type TxOutcome } from './apply.js';
 import { expireCredentialRequest } from './credentials.js';
-import { SCHEDULED_KINDS, takeTasks } from './scheduled.js';
 import { StateOverlay, type StateChange, type StateReader } from './overlay.js';
+import { completeRecovery } from './recovery.js';
+import { SCHEDULED_KINDS, takeTasks } from './scheduled.js';
 import { applyEpochBoundary, type EpochValidatorSet } from './validator-set.js';
 
 export interface ExecutedTx {
@@ -48,18 +49,24 @@ export async function executeBlock(state: StateReader, chainId: string, ctx: Blo
 
 /** After the transactions: the tasks due at this height, the epoch step (validator-set.ts), then the sorted writes. */
 async function finish(overlay: StateOverlay, ctx: BlockContext, txs: ExecutedTx[]): Promise<BlockExecution> {
-  await runDueTasks(overlay, ctx.height);
+  await runScheduledTasks(overlay, ctx);
   const validatorSet = await applyEpochBoundary(overlay, ctx.height);
   const changes = overlay.changes();
   return validatorSet ? { txs, changes, validatorSet } : { txs, changes };
 }
 
-async function runDueTasks(state: StateOverlay, height: number): Promise<void> {
-  for (const task of await takeTasks(state, height)) {
+/** Each task re-checks state itself, so one made moot since it was scheduled does nothing. */
+async function runScheduledTasks(overlay: StateOverlay, ctx: BlockContext): Promise<void> {
+  for (const task of await takeTasks(overlay, ctx.height)) {
     switch (task.kind) {
-      case SCHEDULED_KINDS.credentialDeadline:
-        await expireCredentialRequest(state, task.id);
+      case SCHEDULED_KINDS.recoveryDue:
+        await completeRecovery(overlay, ctx, task.id);
         break;
+      case SCHEDULED_KINDS.credentialDeadline:
+        await expireCredentialRequest(overlay, task.id);
+        break;
+      default:
+        throw new Error(`no handler for scheduled task kind ${(task.kind satisfies never) as number}`);
     }
   }
 }

@@ -25,7 +25,7 @@ import type { ReceiptEvent } from '../protocol/receipt.js';
 import { REVOCATION_LIST_ENTRIES, RevocationList } from '../protocol/revocation-list.js';
 import type { PayloadResult, TxContext } from './apply.js';
 import type { StateOverlay, StateReader } from './overlay.js';
-import { SCHEDULED_KINDS, scheduleTask } from './scheduled.js';
+import { MAX_TASKS_PER_HEIGHT, SCHEDULED_KINDS, scheduleTask, taskCount } from './scheduled.js';
 import { credit, debit, readDid } from './state-access.js';
 import { readGovernance } from './governance.js';
 import { readValidatorSet } from './validator-set.js';
@@ -83,9 +83,11 @@ export async function credentialRequest(
   }
   const set = await readValidatorSet(state);
   if (!set || set.validators.length === 0) return { failure: 'the chain has no validator set to attest credentials' };
+  const deadlineHeight = ctx.height + ATTESTATION_WINDOW;
+  // a block holds far fewer transactions than this; the cap keeps the deadline list bounded anyway
+  if ((await taskCount(state, deadlineHeight)) >= MAX_TASKS_PER_HEIGHT) return { failure: `too many requests already close at height ${deadlineHeight}; send it again in a later block` };
   if (!(await debit(state, addressBytesFromPublicKey(senderPubkey), p.fee))) return { failure: `insufficient balance for the issuance fee ${p.fee}` };
 
-  const deadlineHeight = ctx.height + ATTESTATION_WINDOW;
   writeCredential(state, {
     id: p.credentialId,
     credentialType: p.credentialType,

@@ -1,3 +1,4 @@
+import { invalid } from '../errors.js';
 import { ByteReader, ByteWriter, concatBytes } from '../protocol/bytes.js';
 import { STATE_PREFIX } from '../protocol/records.js';
 import type { StateOverlay } from './overlay.js';
@@ -43,10 +44,20 @@ function encodeTasks(tasks: readonly ScheduledTask[]): Uint8Array {
   return w.finish();
 }
 
+/** Bounds the work at the end of one block; a transaction whose task would not fit fails instead. */
+export const MAX_TASKS_PER_HEIGHT = 1024;
+
+export async function taskCount(state: StateOverlay, height: number): Promise<number> {
+  const bytes = await state.get(scheduledKey(height));
+  return bytes ? new ByteReader(bytes).u16() : 0;
+}
+
 export async function scheduleTask(state: StateOverlay, height: number, task: ScheduledTask): Promise<void> {
   const key = scheduledKey(height);
   const bytes = await state.get(key);
-  state.put(key, encodeTasks([...(bytes ? decodeTasks(bytes) : []), task]));
+  const tasks = bytes ? decodeTasks(bytes) : [];
+  if (tasks.length >= MAX_TASKS_PER_HEIGHT) throw invalid('SCHEDULE_FULL', `${MAX_TASKS_PER_HEIGHT} tasks are already due at height ${height}`);
+  state.put(key, encodeTasks([...tasks, task]));
 }
 
 /** The tasks due at `height`, in the order they were scheduled; their entry is deleted. */

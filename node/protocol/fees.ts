@@ -10,6 +10,8 @@ export const FEES: Readonly<Record<string, bigint>> = {
   Unstake: UNIT / 10_000n, // 0.0001
   DidCreate: UNIT / 1_000n, // 0.001 (seed 002)
   DidDeactivate: UNIT / 10_000n, // 0.0001 (seed 002)
+  SetRecoveryPolicy: UNIT / 10_000n, // 0.0001: a DID update (seed 002)
+  DidRecover: UNIT / 1_000n, // 0.001: every validator verifies up to 10 guardian signatures
   ValidatorRegister: UNIT / 100n, // 0.01: one pairing check for every validator; registering is rare
   SubmitEvidence: UNIT / 10_000n, // 0.0001: reporting an equivocation should cost no more than a Stake
   // The credential payloads pay this transaction fee; a request also carries its issuance fee (credential-types.ts).

@@ -4,6 +4,7 @@ import type { BbsKey } from './credential-records.js';
 import type { CredentialType } from './credential-types.js';
 import { CREDENTIAL_CODECS } from './payload-codecs/credentials.js';
 import { amountCodec, didCreate, didDeactivate, transfer } from './payload-codecs/core.js';
+import { didRecover, setRecoveryPolicy } from './payload-codecs/recovery.js';
 import { submitEvidence, validatorRegister } from './payload-codecs/validators.js';
 
 /**
@@ -35,6 +36,10 @@ export type Payload =
   | { kind: 'Unstake'; amount: bigint }
   | { kind: 'DidCreate'; service: ServiceEndpoint[] }
   | { kind: 'DidDeactivate'; did: string }
+  /** the DID's guardians (DIDs); no guardians, threshold 0 and delay 0 remove the policy */
+  | { kind: 'SetRecoveryPolicy'; did: string; guardians: string[]; threshold: number; delayBlocks: number }
+  /** guardians' signatures of protocol/recovery.ts's message, moving `did` to `newPublicKey` */
+  | { kind: 'DidRecover'; did: string; newPublicKey: Uint8Array; signatures: Array<{ guardian: string; signature: Uint8Array }> }
   /** the sender's BLS vote key and its proof of possession (protocol/validator-keys.ts) */
   | { kind: 'ValidatorRegister'; blsPublicKey: Uint8Array; proofOfPossession: Uint8Array }
   /** two vote signatures of `validator` in `round` for different blocks (the shape of ledger_getEvidence) */
@@ -84,6 +89,8 @@ const codecs: PayloadCodec[] = [
   didCreate,
   didDeactivate,
   ...CREDENTIAL_CODECS,
+  setRecoveryPolicy,
+  didRecover,
   validatorRegister,
   submitEvidence,
 ] as PayloadCodec[];

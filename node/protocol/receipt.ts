@@ -1,5 +1,13 @@
 /** Receipts: the outcome of one included transaction. */
 
+/** Social recovery (execution/recovery.ts). A delayed recovery completes in no transaction, so with no event. */
+export type RecoveryEvent =
+  | { type: 'RecoveryPolicySet'; did: string; guardians: string[]; threshold: number; delay_blocks: number }
+  | { type: 'RecoveryPolicyRemoved'; did: string }
+  | { type: 'RecoveryCancelled'; did: string }
+  | { type: 'RecoveryStarted'; did: string; new_public_key: string; due_height: number }
+  | { type: 'DidRecovered'; did: string; new_public_key: string };
+
 export type ReceiptEvent =
   | { type: 'Transfer'; from: string; to: string; amount: bigint }
   | { type: 'Stake'; address: string; amount: bigint }
@@ -7,6 +15,7 @@ export type ReceiptEvent =
   | { type: 'UnbondingReleased'; address: string; amount: bigint }
   | { type: 'DidCreated'; did: string }
   | { type: 'DidDeactivated'; did: string }
+  | RecoveryEvent
   | { type: 'ValidatorRegistered'; address: string }
   | { type: 'ValidatorSlashed'; address: string; round: number }
   | { type: 'CredentialRequested'; id: string; issuer: string; subject: string; deadline_height: number }

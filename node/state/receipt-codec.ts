@@ -1,5 +1,5 @@
 import { ByteReader, ByteWriter, fromHex, toHex } from '../protocol/bytes.js';
-import type { Receipt, ReceiptEvent } from '../protocol/receipt.js';
+import type { Receipt, ReceiptEvent, RecoveryEvent } from '../protocol/receipt.js';
 import { LedgerError } from '../errors.js';
 
 /**
@@ -60,6 +60,7 @@ export function decodeReceipt(bytes: Uint8Array): Receipt {
 }
 
 function writeEvent(w: ByteWriter, e: ReceiptEvent): void {
+  if (isRecoveryEvent(e)) return writeRecoveryEvent(w, e);
   w.u8(TAG[e.type]);
   switch (e.type) {
     case 'Transfer':
@@ -101,6 +102,7 @@ function writeEvent(w: ByteWriter, e: ReceiptEvent): void {
 
 function readEvent(r: ByteReader): ReceiptEvent {
   const tag = r.u8();
+  if (RECOVERY_TAGS.has(tag)) return readRecoveryEvent(r, tag);
   switch (tag) {
     case TAG.Transfer:
       return { type: 'Transfer', from: r.str(), to: r.str(), amount: r.u128() };
@@ -133,4 +135,53 @@ function readEvent(r: ByteReader): ReceiptEvent {
 
 function unknownEvent(what: string): LedgerError {
   return new LedgerError('CORRUPT_RECEIPT', `unknown receipt event ${what}`, 'internal');
+}
+
+/** Recovery events are numbered from 32, apart from the others. */
+const RECOVERY_TAG = { RecoveryPolicySet: 32, RecoveryPolicyRemoved: 33, RecoveryCancelled: 34, RecoveryStarted: 35, DidRecovered: 36 } as const;
+const RECOVERY_TAGS = new Set<number>(Object.values(RECOVERY_TAG));
+
+function isRecoveryEvent(e: ReceiptEvent): e is RecoveryEvent {
+  return Object.hasOwn(RECOVERY_TAG, e.type);
+}
+
+function writeRecoveryEvent(w: ByteWriter, e: RecoveryEvent): void {
+  w.u8(RECOVERY_TAG[e.type]).str(e.did);
+  switch (e.type) {
+    case 'RecoveryPolicySet':
+      w.u8(e.guardians.length);
+      for (const g of e.guardians) w.str(g);
+      w.u64(BigInt(e.threshold)).u64(BigInt(e.delay_blocks));
+      return;
+    case 'RecoveryStarted':
+      w.str(e.new_public_key).u64(BigInt(e.due_height));
+      return;
+    case 'DidRecovered':
+      w.str(e.new_public_key);
+      return;
+    case 'RecoveryPolicyRemoved':
+    case 'RecoveryCancelled':
+      return;
+    default:
+      throw unknownEvent((e satisfies never as { type: string }).type);
+  }
+}
+
+function readRecoveryEvent(r: ByteReader, tag: number): RecoveryEvent {
+  const did = r.str();
+  switch (tag) {
+    case RECOVERY_TAG.RecoveryPolicySet: {
+      const guardians: string[] = [];
+      for (let n = r.u8(), i = 0; i < n; i++) guardians.push(r.str());
+      return { type: 'RecoveryPolicySet', did, guardians, threshold: Number(r.u64()), delay_blocks: Number(r.u64()) };
+    }
+    case RECOVERY_TAG.RecoveryPolicyRemoved:
+      return { type: 'RecoveryPolicyRemoved', did };
+    case RECOVERY_TAG.RecoveryCancelled:
+      return { type: 'RecoveryCancelled', did };
+    case RECOVERY_TAG.RecoveryStarted:
+      return { type: 'RecoveryStarted', did, new_public_key: r.str(), due_height: Number(r.u64()) };
+    default:
+      return { type: 'DidRecovered', did, new_public_key: r.str() };
+  }
 }

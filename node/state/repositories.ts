@@ -1,9 +1,11 @@
 import { LedgerError } from '../errors.js';
 import { readAccount, readDid, readValidator } from '../execution/state-access.js';
+import { readPendingRecovery, readRecoveryPolicy } from '../execution/recovery.js';
 import type { StateReader } from '../execution/overlay.js';
 import { decodeBlock, encodeBlock, type Block } from '../protocol/block.js';
 import { ByteReader, ByteWriter, fromHex } from '../protocol/bytes.js';
 import type { Receipt } from '../protocol/receipt.js';
+import type { PendingRecovery, RecoveryPolicy } from '../protocol/recovery-records.js';
 import { decodeValidator, STATE_PREFIX, type Account, type DidRecord, type ValidatorRecord } from '../protocol/records.js';
 import type { BinarySublevel, StoreOp } from './db.js';
 import { decodeReceipt, encodeReceipt } from './receipt-codec.js';
@@ -56,6 +58,13 @@ export class DidRepository {
   /** By the DID's 20-byte identifier. */
   get(identifier: Uint8Array): Promise<DidRecord | undefined> {
     return readDid(this.state, identifier);
+  }
+
+  /** The DID's recovery policy and its pending recovery, or undefined without a policy. */
+  async recovery(identifier: Uint8Array): Promise<{ policy: RecoveryPolicy; pending?: PendingRecovery } | undefined> {
+    const [policy, pending] = await Promise.all([readRecoveryPolicy(this.state, identifier), readPendingRecovery(this.state, identifier)]);
+    if (!policy) return undefined;
+    return pending ? { policy, pending } : { policy };
   }
 }
 

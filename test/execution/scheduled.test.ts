@@ -1,6 +1,6 @@
 import t from 'tap';
 import { StateOverlay } from '../../node/execution/overlay.js';
-import { SCHEDULED_KINDS, scheduleTask, takeTasks } from '../../node/execution/scheduled.js';
+import { MAX_TASKS_PER_HEIGHT, SCHEDULED_KINDS, scheduleTask, takeTasks, taskCount } from '../../node/execution/scheduled.js';
 
 const empty = { get: async () => undefined };
 
@@ -31,4 +31,13 @@ t.test('an entry with an unknown kind is refused', async (t) => {
   bytes[2] = 99;
   s.put(change!.key, bytes);
   await t.rejects(takeTasks(s, 1), /unknown scheduled task kind 99/);
+});
+
+t.test('a height holds at most MAX_TASKS_PER_HEIGHT tasks', async (t) => {
+  const s = new StateOverlay(empty);
+  t.equal(await taskCount(s, 5), 0);
+  for (let i = 0; i < MAX_TASKS_PER_HEIGHT; i++) await scheduleTask(s, 5, { kind: SCHEDULED_KINDS.recoveryDue, id: Uint8Array.of(i & 0xff) });
+  t.equal(await taskCount(s, 5), MAX_TASKS_PER_HEIGHT);
+  await t.rejects(scheduleTask(s, 5, { kind: SCHEDULED_KINDS.recoveryDue, id: Uint8Array.of(1) }), { code: 'SCHEDULE_FULL' });
+  t.equal((await takeTasks(s, 5)).length, MAX_TASKS_PER_HEIGHT);
 });

@@ -44,3 +44,16 @@ t.test('corrupt bytes are refused', async (t) => {
   t.throws(() => encodeReceipt({ ...receipt, tx_hash: 'AA'.repeat(32) }), { code: 'BAD_HEX' });
   t.throws(() => encodeReceipt({ ...receipt, fee_paid: -1n }));
 });
+
+t.test('recovery events round-trip', async (t) => {
+  const did = 'did:ledger:testnet:x';
+  const events: Receipt['events'] = [
+    { type: 'RecoveryPolicySet', did, guardians: ['did:ledger:testnet:g1', 'did:ledger:testnet:g2'], threshold: 2, delay_blocks: 1_000_000 },
+    { type: 'RecoveryPolicySet', did, guardians: [], threshold: 1, delay_blocks: 0 },
+    { type: 'RecoveryPolicyRemoved', did },
+    { type: 'RecoveryCancelled', did },
+    { type: 'RecoveryStarted', did, new_public_key: 'ab'.repeat(32), due_height: 2 ** 50 },
+    { type: 'DidRecovered', did, new_public_key: 'cd'.repeat(32) },
+  ];
+  t.same(decodeReceipt(encodeReceipt({ ...receipt, events })).events, events);
+});

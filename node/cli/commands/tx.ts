@@ -6,9 +6,10 @@ import { amountFromJson, parseTokens } from '../../protocol/amount.js';
 import type { ServiceEndpoint } from '../../protocol/payloads.js';
 import type { UnsignedTransaction } from '../../protocol/transaction.js';
 import { intFlag, parseCommandArgs, printJson, requireFlag, stringFlag, UsageError, type CliIo, type Parsed } from '../io.js';
+import { didRecoverTx, RECOVERY_TX_FLAGS, RECOVERY_TX_OPTIONS, setRecoveryPolicyTx } from './recovery-tx.js';
 
 export const DEFAULT_RPC_URL = 'http://127.0.0.1:8545';
-const KINDS = ['transfer', 'stake', 'unstake', 'did-create', 'did-deactivate', 'validator-register'] as const;
+const KINDS = ['transfer', 'stake', 'unstake', 'did-create', 'did-deactivate', 'validator-register', 'set-recovery-policy', 'did-recover'] as const;
 type Kind = (typeof KINDS)[number];
 
 export const txHelp = `ledger tx: sign a transaction locally and send it to a node
@@ -23,6 +24,11 @@ validator-register registers the BLS vote key of a validator key file (keys/vali
 with its proof of possession; with a Stake of at least 10,000 the sender joins the validator
 set at the next epoch boundary.
 
+set-recovery-policy names the guardians who may move the DID to a new key (signed by the
+DID's key); did-recover sends their signatures (from "ledger recovery sign"), and any
+funded key may send it. After a recovery, give --did explicitly: a key file's own DID is
+that of its key.
+
 Options:
   --key <file>             the sender's key file (required)
   --rpc <url>              node JSON-RPC URL (default: $LEDGER_RPC_URL or ${DEFAULT_RPC_URL})
@@ -30,7 +36,14 @@ Options:
   --amount <tokens>        transfer, stake, unstake: amount in tokens, e.g. 1.5
   --amount-units <int>     the same in smallest units (1 token = 100000000 units)
   --service <id,type,url>  did-create: a service endpoint; repeatable
-  --did <did>              did-deactivate: the DID (default: the key's own DID)
+  --did <did>              did-deactivate, set-recovery-policy: the DID (default: the key's
+                           own DID); did-recover: the DID to recover (required)
+  --guardian <did>         set-recovery-policy: a guardian's DID; repeatable, at most 10
+  --threshold <n>          set-recovery-policy: how many guardians must sign
+  --delay-blocks <n>       set-recovery-policy: blocks between a recovery and its effect (default: 0)
+  --clear                  set-recovery-policy: remove the policy instead
+  --new-public-key <hex>   did-recover: the Ed25519 key that is to control the DID
+  --signature <did>=<hex>  did-recover: a guardian's signature; repeatable
   --nonce <int>            use this nonce instead of asking the node
   --wait                   wait for the receipt and print it
   --timeout <ms>           how long --wait waits (default: 30000)
@@ -40,7 +53,9 @@ Examples:
   ledger tx stake --key data/keys/validator.json --amount 10000
   ledger tx did-create --key alice.json --service '#pod,SolidPod,https://pod.example/alice'
   ledger tx did-deactivate --key alice.json
-  ledger tx validator-register --key data/keys/validator.json --wait`;
+  ledger tx validator-register --key data/keys/validator.json --wait
+  ledger tx set-recovery-policy --key alice.json --guardian <did> --guardian <did> --threshold 2 --delay-blocks 100
+  ledger tx did-recover --key relayer.json --did <did> --new-public-key <hex> --signature <did>=<hex> --signature <did>=<hex>`;
 
 function amountOf(p: Parsed): bigint {
   const tokens = stringFlag(p, 'amount');
@@ -80,6 +95,10 @@ function unsignedFor(kind: Kind, p: Parsed, key: KeyFile, nonce: bigint, chainId
     case 'validator-register':
       if (!isValidatorKey(key)) throw new UsageError('tx validator-register needs a validator key file (with a BLS key), such as keys/validator.json', 'tx');
       return buildValidatorRegister({ ...base, chainId, blsSecretKey: key.blsSecretKey });
+    case 'set-recovery-policy':
+      return setRecoveryPolicyTx(p, base, key.did);
+    case 'did-recover':
+      return didRecoverTx(p, base);
   }
 }
 
@@ -91,6 +110,7 @@ const KIND_FLAGS: Record<Kind, string[]> = {
   'did-create': ['service'],
   'did-deactivate': ['did'],
   'validator-register': [],
+  ...RECOVERY_TX_FLAGS,
 };
 
 export async function runTx(argv: string[], io: CliIo): Promise<number> {
@@ -110,6 +130,7 @@ export async function runTx(argv: string[], io: CliIo): Promise<number> {
     nonce: { type: 'string' },
     wait: { type: 'boolean' },
     timeout: { type: 'string' },
+    ...RECOVERY_TX_OPTIONS,
   });
   for (const flag of Object.values(KIND_FLAGS).flat()) {
     if (p.values[flag] !== undefined && !KIND_FLAGS[kind].includes(flag)) throw new UsageError(`--${flag} does not apply to tx ${kind}`, 'tx');

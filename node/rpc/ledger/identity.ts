@@ -3,6 +3,7 @@ import { fromHex } from '../../protocol/bytes.js';
 import { didDocumentRpc } from '../../protocol/did-document.js';
 import { parseDid } from '../../protocol/did.js';
 import { array, did, hex, object, param, uint } from '../params.js';
+import { recoveryPolicyRpc } from '../../protocol/recovery-records.js';
 import { defineMethod, type RpcMethod } from '../server.js';
 import type { RpcContext } from './context.js';
 
@@ -28,6 +29,16 @@ export function identityMethods(ctx: RpcContext): RpcMethod[] {
         if (parsed.network !== ctx.network) return null;
         const record = await ctx.store.dids.get(parsed.identifier);
         return record ? didDocumentRpc(record) : null;
+      },
+    }),
+    defineMethod({
+      name: 'ledger_getRecoveryPolicy',
+      params: [param('did', did())],
+      handler: async (text) => {
+        const parsed = parseDid(text);
+        if (parsed.network !== ctx.network) return null;
+        const found = await ctx.store.dids.recovery(parsed.identifier);
+        return found ? recoveryPolicyRpc(ctx.network, found.policy, found.pending) : null;
       },
     }),
     defineMethod({
