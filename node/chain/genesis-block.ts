@@ -1,7 +1,7 @@
 import { StateOverlay, type StateChange, type StateReader } from '../execution/overlay.js';
 import { writeAccount, writeValidator } from '../execution/state-access.js';
 import { writeGenesisValidatorSet } from '../execution/validator-set.js';
-import { writeGovernance } from '../execution/governance.js';
+import { writeGovernance, writeValidatorKycLevel } from '../execution/chain-params.js';
 import { ADDRESS_LENGTH } from '../protocol/address.js';
 import { blockHash, type Block, type BlockHeader } from '../protocol/block.js';
 import { ZERO_HASH } from '../protocol/merkle.js';
@@ -16,6 +16,8 @@ export interface GenesisState {
   epochLength?: number;
   /** the credential governance address */
   governance?: Uint8Array;
+  /** the KYC level validators need after genesis; absent or 0: no KYC rule */
+  validatorKycLevel?: number;
 }
 
 export interface GenesisBuild {
@@ -31,6 +33,8 @@ const emptyNodes: TreeNodeReader = { getNode: async () => undefined };
 export async function buildGenesisBlock(g: GenesisState): Promise<GenesisBuild> {
   const state = new StateOverlay(emptyState);
   for (const a of g.accounts) writeAccount(state, a.address, { balance: a.balance, nonce: 0n });
+  const kyc = g.validatorKycLevel ?? 0;
+  if (kyc > 0) writeValidatorKycLevel(state, kyc);
   for (const v of g.validators) {
     writeValidator(state, v.address, {
       staked: v.stake,
@@ -39,6 +43,8 @@ export async function buildGenesisBlock(g: GenesisState): Promise<GenesisBuild> 
       active: false,
       ed25519PublicKey: v.ed25519PublicKey,
       blsPublicKey: v.blsPublicKey,
+      // genesis is the trust root: its validators need no credential
+      ...(kyc > 0 ? { qualified: true } : {}),
     });
   }
   // epoch 0's set, and `active` for its members

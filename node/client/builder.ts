@@ -104,6 +104,14 @@ export function buildCredentialRequest(a: CredentialRequestArgs): UnsignedTransa
   });
 }
 
+/**
+ * Qualifies the sender as a validator on a chain with the KYC rule: names its registered KYC
+ * credential (level ≥ the genesis `validator_kyc_level`, subject = the sender's DID).
+ */
+export function buildValidatorQualify(args: TxBase & { credentialId: string }): UnsignedTransaction {
+  return build(args, { kind: 'ValidatorQualify', credentialId: parseCredentialId(args.credentialId) });
+}
+
 /** Revokes a registered credential, for good: only its issuer (or the genesis governance key) may. */
 export function buildCredentialRevoke(args: TxBase & { credentialId: string }): UnsignedTransaction {
   return build(args, { kind: 'CredentialRevoke', credentialId: parseCredentialId(args.credentialId) });

@@ -14,6 +14,7 @@ export {
   buildStake,
   buildTransfer,
   buildUnstake,
+  buildValidatorQualify,
   buildValidatorRegister,
   guardianSignature,
   signAndEncode,

@@ -13,6 +13,7 @@ import type { StateOverlay } from './overlay.js';
 import { credit, debit, readAccount, readDid, readValidator, writeAccount, writeDid } from './state-access.js';
 import { credentialAttest, credentialRequest, credentialRevoke } from './credentials.js';
 import { didRecover, setRecoveryPolicy } from './recovery.js';
+import { validatorQualify } from './eligibility.js';
 import { putValidator } from './validator-set.js';
 
 /**
@@ -118,6 +119,8 @@ async function applyPayload(
       return credentialAttest(state, ctx, senderPubkey, p);
     case 'CredentialRevoke':
       return credentialRevoke(state, ctx, senderPubkey, p);
+    case 'ValidatorQualify':
+      return validatorQualify(state, sender, p);
   }
 }
 

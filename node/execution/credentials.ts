@@ -27,7 +27,8 @@ import type { PayloadResult, TxContext } from './apply.js';
 import type { StateOverlay, StateReader } from './overlay.js';
 import { MAX_TASKS_PER_HEIGHT, SCHEDULED_KINDS, scheduleTask, taskCount } from './scheduled.js';
 import { credit, debit, readDid } from './state-access.js';
-import { readGovernance } from './governance.js';
+import { readGovernance } from './chain-params.js';
+import { disqualifyHolder } from './eligibility.js';
 import { readValidatorSet } from './validator-set.js';
 
 /**
@@ -187,5 +188,6 @@ export async function credentialRevoke(state: StateOverlay, ctx: TxContext, send
   const list = stored ? RevocationList.fromChain(stored) : RevocationList.empty();
   state.put(key, list.revoke(c.statusIndex).toChain());
   writeCredential(state, { ...c, revokedMs: ctx.timestampMs });
+  await disqualifyHolder(state, c);
   return { events: [{ type: 'CredentialRevoked', id, status_list: c.statusList, status_index: c.statusIndex }] };
 }

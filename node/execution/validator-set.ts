@@ -14,6 +14,7 @@ import {
   type ValidatorRecord,
 } from '../protocol/records.js';
 import type { StateOverlay, StateReader } from './overlay.js';
+import { readValidatorKycLevel } from './chain-params.js';
 import { readValidator, writeValidator } from './state-access.js';
 
 /**
@@ -58,9 +59,13 @@ export function weightOf(staked: bigint): bigint {
   return tier === 0 ? 0n : TIER_WEIGHTS[tier - 1]!;
 }
 
-/** May be in the next set: tier 1 or above, a registered BLS key, never slashed. */
-export function isEligible(v: ValidatorRecord): boolean {
-  return tierOf(v.staked) > 0 && v.blsPublicKey.length === BLS_PUBLIC_KEY_LENGTH && v.slashed !== true;
+/** May be in the next set: tier 1 or above, a registered BLS key, never slashed, and qualified where the chain has the KYC rule. */
+export function isEligible(v: ValidatorRecord, requireKyc = false): boolean {
+  return tierOf(v.staked) > 0 && v.blsPublicKey.length === BLS_PUBLIC_KEY_LENGTH && v.slashed !== true && (!requireKyc || v.qualified === true);
+}
+
+async function kycRule(state: StateReader): Promise<boolean> {
+  return (await readValidatorKycLevel(state)) > 0;
 }
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
@@ -72,9 +77,9 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
  * then stake (higher first), then address (lower first), returned in ascending address order.
  * Ineligible records among the candidates are ignored.
  */
-export function selectValidatorSet(candidates: readonly Candidate[], max = MAX_ACTIVE_VALIDATORS): Validator[] {
+export function selectValidatorSet(candidates: readonly Candidate[], max = MAX_ACTIVE_VALIDATORS, requireKyc = false): Validator[] {
   const ranked = candidates
-    .filter((c) => isEligible(c.record))
+    .filter((c) => isEligible(c.record, requireKyc))
     .map((c) => ({ address: c.address, staked: c.record.staked, blsPublicKey: c.record.blsPublicKey, weight: weightOf(c.record.staked) }))
     .sort((a, b) => (a.weight !== b.weight ? (a.weight > b.weight ? -1 : 1) : a.staked !== b.staked ? (a.staked > b.staked ? -1 : 1) : compareBytes(a.address, b.address)));
   return ranked
@@ -115,8 +120,9 @@ export async function readCandidates(state: StateReader): Promise<Uint8Array[]> 
  */
 export async function putValidator(state: StateOverlay, address: Uint8Array, next: ValidatorRecord, prev: ValidatorRecord | undefined): Promise<void> {
   writeValidator(state, address, next);
-  const before = prev !== undefined && isEligible(prev);
-  const after = isEligible(next);
+  const rule = await kycRule(state);
+  const before = prev !== undefined && isEligible(prev, rule);
+  const after = isEligible(next, rule);
   if (before === after) return;
   const list = await readCandidates(state);
   const at = lowerBound(list, address);
@@ -176,7 +182,7 @@ async function markMembership(state: StateOverlay, before: readonly Validator[],
 export async function applyEpochBoundary(state: StateOverlay, height: number): Promise<EpochValidatorSet | undefined> {
   const current = await readValidatorSet(state);
   if (!current || height !== lastHeightOf(current)) return undefined;
-  const selected = selectValidatorSet(await readCandidateRecords(state, await readCandidates(state)));
+  const selected = selectValidatorSet(await readCandidateRecords(state, await readCandidates(state)), MAX_ACTIVE_VALIDATORS, await kycRule(state));
   const next: EpochValidatorSet = {
     epoch: current.epoch + 1,
     firstHeight: height + 1,
@@ -199,9 +205,10 @@ export async function writeGenesisValidatorSet(state: StateOverlay, length = DEF
     if (c.value === null || c.key.length !== 1 + ADDRESS_LENGTH || c.key[0] !== STATE_PREFIX.validator) continue;
     records.push({ address: c.key.slice(1), record: decodeValidator(c.value) });
   }
-  const eligible = records.filter((c) => isEligible(c.record)).map((c) => c.address);
+  const rule = await kycRule(state);
+  const eligible = records.filter((c) => isEligible(c.record, rule)).map((c) => c.address);
   state.put(VALIDATOR_CANDIDATES_KEY, encodeCandidates(eligible));
-  const validators = selectValidatorSet(records);
+  const validators = selectValidatorSet(records, MAX_ACTIVE_VALIDATORS, rule);
   if (validators.length === 0) throw new Error('genesis has no eligible validator (tier-1 stake and a BLS key)');
   const set: EpochValidatorSet = { epoch: 0, firstHeight: 0, length, validators };
   state.put(VALIDATOR_SET_KEY, encodeValidatorSet(set));

@@ -1,3 +1,4 @@
+import { CREDENTIAL_URN_PREFIX as CREDENTIAL_ID_PREFIX } from './credential-id.js';
 import { SIGNATURE_LENGTH } from '../crypto/ed25519.js';
 import { fromBase58btcMultibase } from '../crypto/multibase.js';
 import { invalid, LedgerError } from '../errors.js';
@@ -76,7 +77,7 @@ export interface CredentialParts {
   status: { listUrl: string; index: number };
 }
 
-export const CREDENTIAL_ID_PREFIX = 'urn:ledger:credential:';
+export { CREDENTIAL_ID_PREFIX };
 export const MAX_CREDENTIAL_BYTES = 64 * 1024;
 const MAX_NAME = 256;
 const MAX_URL = 512;

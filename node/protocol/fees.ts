@@ -18,6 +18,7 @@ export const FEES: Readonly<Record<string, bigint>> = {
   CredentialRequest: UNIT / 10_000n, // 0.0001
   CredentialAttest: UNIT / 100_000n, // 0.00001: committee members attest often, and are paid from the issuance fee
   CredentialRevoke: UNIT / 10_000n, // 0.0001, as a DID update
+  ValidatorQualify: UNIT / 10_000n, // 0.0001
 };
 
 export function feeFor(kind: string): bigint {

@@ -35,12 +35,18 @@ export interface Genesis {
   epochLength: number;
   /** the address whose key may revoke any credential (optional; docs/protocol.md, "Revocation") */
   governance?: Uint8Array;
+  /**
+   * The KYC level a validator needs to join the set after genesis (optional, default 2 as seed 002
+   * asks; 0 turns the rule off, for test networks). Genesis validators are qualified by genesis.
+   */
+  validatorKycLevel: number;
 }
 
 export const CHAIN_ID_RE = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const NETWORK_RE = /^[a-z0-9]{1,32}$/;
 const TOP_FIELDS = ['chain_id', 'network', 'genesis_time_ms', 'native_token', 'accounts', 'validators'];
-const OPTIONAL_TOP_FIELDS = ['epoch_length', 'governance'];
+const OPTIONAL_TOP_FIELDS = ['epoch_length', 'governance', 'validator_kyc_level'];
+export const DEFAULT_VALIDATOR_KYC_LEVEL = 2;
 const TOKEN_FIELDS = ['symbol', 'name', 'decimals'];
 const ACCOUNT_FIELDS = ['address', 'balance'];
 const VALIDATOR_FIELDS = ['address', 'ed25519_public_key', 'bls_public_key', 'stake', 'reputation'];
@@ -161,7 +167,8 @@ function parse(json: unknown, minValidators: number): Genesis {
   if (supply > U128_MAX) throw bad('the sum of balances and stakes exceeds 2^128 - 1', 'accounts');
 
   const governance = o.governance === undefined ? {} : { governance: address(o.governance, 'governance') };
-  return { chainId, network, genesisTimeMs, nativeToken: { symbol, name, decimals: DECIMALS }, accounts, validators, epochLength, ...governance };
+  const validatorKycLevel = o.validator_kyc_level === undefined ? DEFAULT_VALIDATOR_KYC_LEVEL : integer(o.validator_kyc_level, 0, 3, 'validator_kyc_level');
+  return { chainId, network, genesisTimeMs, nativeToken: { symbol, name, decimals: DECIMALS }, accounts, validators, epochLength, validatorKycLevel, ...governance };
 }
 
 /** A genesis a chain can start from; throws LedgerError BAD_GENESIS naming the offending field. */
@@ -191,5 +198,6 @@ export function genesisToJson(g: Genesis): Record<string, unknown> {
     })),
     ...(g.epochLength === DEFAULT_EPOCH_LENGTH ? {} : { epoch_length: g.epochLength }),
     ...(g.governance ? { governance: formatAddress(g.governance) } : {}),
+    ...(g.validatorKycLevel === DEFAULT_VALIDATOR_KYC_LEVEL ? {} : { validator_kyc_level: g.validatorKycLevel }),
   };
 }

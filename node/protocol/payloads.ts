@@ -5,7 +5,7 @@ import type { CredentialType } from './credential-types.js';
 import { CREDENTIAL_CODECS } from './payload-codecs/credentials.js';
 import { amountCodec, didCreate, didDeactivate, transfer } from './payload-codecs/core.js';
 import { didRecover, setRecoveryPolicy } from './payload-codecs/recovery.js';
-import { submitEvidence, validatorRegister } from './payload-codecs/validators.js';
+import { VALIDATOR_CODECS } from './payload-codecs/validators.js';
 
 /**
  * Transaction payloads. The JSON form is externally tagged (`{"Transfer": {...}}`); the binary
@@ -61,7 +61,9 @@ export type Payload =
     }
   /** sent by a committee member: its VRF proof over the request's seed and its signature of the credential hash */
   | { kind: 'CredentialAttest'; credentialId: Uint8Array; vrfProof: Uint8Array; signature: Uint8Array }
-  | { kind: 'CredentialRevoke'; credentialId: Uint8Array };
+  | { kind: 'CredentialRevoke'; credentialId: Uint8Array }
+  /** links the sender's KYC credential to its validator record: the KYC rule of eligibility */
+  | { kind: 'ValidatorQualify'; credentialId: Uint8Array };
 
 export type PayloadKind = Payload['kind'];
 export type PayloadOf<K extends PayloadKind> = Extract<Payload, { kind: K }>;
@@ -91,8 +93,7 @@ const codecs: PayloadCodec[] = [
   ...CREDENTIAL_CODECS,
   setRecoveryPolicy,
   didRecover,
-  validatorRegister,
-  submitEvidence,
+  ...VALIDATOR_CODECS,
 ] as PayloadCodec[];
 const byKind = new Map(codecs.map((c) => [c.kind as string, c]));
 const byTag = new Map(codecs.map((c) => [c.tag, c]));

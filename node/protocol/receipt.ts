@@ -21,7 +21,8 @@ export type ReceiptEvent =
   | { type: 'CredentialRequested'; id: string; issuer: string; subject: string; deadline_height: number }
   | { type: 'CredentialAttested'; id: string; validator: string; attestations: number }
   | { type: 'CredentialRegistered'; id: string; consensus_round: number }
-  | { type: 'CredentialRevoked'; id: string; status_list: number; status_index: number };
+  | { type: 'CredentialRevoked'; id: string; status_list: number; status_index: number }
+  | { type: 'ValidatorQualified'; address: string; credential: string };
 
 export interface Receipt {
   tx_hash: string;

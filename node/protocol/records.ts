@@ -21,6 +21,8 @@ export const STATE_PREFIX = {
   /** social recovery: each DID's policy and its pending recovery */
   recoveryPolicy: 0x09,
   pendingRecovery: 0x0a,
+  /** the KYC credential a validator qualified with (execution/eligibility.ts) */
+  validatorCredential: 0x0b,
   chain: 0x10,
   /** work that execution does at the end of a given height (execution/scheduled.ts) */
   scheduled: 0x11,
@@ -31,6 +33,8 @@ export const VALIDATOR_SET_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x01);
 export const VALIDATOR_CANDIDATES_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x02);
 /** the governance address (20 bytes), when genesis names one */
 export const GOVERNANCE_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x03);
+/** u8: the KYC level a validator needs to be eligible after genesis; absent means no KYC rule */
+export const VALIDATOR_KYC_LEVEL_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x04);
 
 export function accountKey(address: Uint8Array): Uint8Array {
   return prefixed(STATE_PREFIX.account, address);
@@ -94,10 +98,17 @@ export interface ValidatorRecord {
    * again. Absent means false; records written before the flag existed encode and decode unchanged.
    */
   slashed?: boolean;
+  /**
+   * Meets the KYC rule of validator eligibility: a genesis validator on a chain with the rule, or
+   * a ValidatorQualify with a KYC credential that has not been revoked since. Absent means false.
+   */
+  qualified?: boolean;
 }
 
 /** The flag bits of the optional trailing byte of a validator record. */
 const VALIDATOR_FLAG_SLASHED = 0x01;
+const VALIDATOR_FLAG_QUALIFIED = 0x02;
+const VALIDATOR_FLAGS = VALIDATOR_FLAG_SLASHED | VALIDATOR_FLAG_QUALIFIED;
 
 /**
  * staked u128 ‖ u16 n ‖ n × (amount u128 ‖ release_ms u64) ‖ reputation u16 ‖ active u8
@@ -112,7 +123,7 @@ export function encodeValidator(v: ValidatorRecord): Uint8Array {
     .bytes(v.ed25519PublicKey)
     .u16(v.blsPublicKey.length)
     .bytes(v.blsPublicKey);
-  const flags = v.slashed ? VALIDATOR_FLAG_SLASHED : 0;
+  const flags = (v.slashed ? VALIDATOR_FLAG_SLASHED : 0) | (v.qualified ? VALIDATOR_FLAG_QUALIFIED : 0);
   if (flags !== 0) w.u8(flags);
   return w.finish();
 }
@@ -126,8 +137,9 @@ export function decodeValidator(bytes: Uint8Array): ValidatorRecord {
   if (r.remaining > 0) {
     const flags = r.u8();
     // one encoding per record: a zero flags byte is never written, and no other bit is defined
-    if (flags === 0 || (flags & ~VALIDATOR_FLAG_SLASHED) !== 0) throw invalid('BAD_VALIDATOR_RECORD', `validator record flags ${flags} are not canonical`);
-    v.slashed = true;
+    if (flags === 0 || (flags & ~VALIDATOR_FLAGS) !== 0) throw invalid('BAD_VALIDATOR_RECORD', `validator record flags ${flags} are not canonical`);
+    if (flags & VALIDATOR_FLAG_SLASHED) v.slashed = true;
+    if (flags & VALIDATOR_FLAG_QUALIFIED) v.qualified = true;
   }
   r.end();
   return v;

@@ -26,6 +26,7 @@ const TAG = {
   CredentialAttested: 9,
   CredentialRegistered: 10,
   CredentialRevoked: 11,
+  ValidatorQualified: 12,
 } as const;
 
 export function encodeReceipt(r: Receipt): Uint8Array {
@@ -95,6 +96,9 @@ function writeEvent(w: ByteWriter, e: ReceiptEvent): void {
     case 'CredentialRevoked':
       w.str(e.id).u32(e.status_list).u32(e.status_index);
       return;
+    case 'ValidatorQualified':
+      w.str(e.address).str(e.credential);
+      return;
     default:
       throw unknownEvent((e satisfies never as { type: string }).type);
   }
@@ -128,6 +132,8 @@ function readEvent(r: ByteReader): ReceiptEvent {
       return { type: 'CredentialRegistered', id: r.str(), consensus_round: Number(r.u64()) };
     case TAG.CredentialRevoked:
       return { type: 'CredentialRevoked', id: r.str(), status_list: r.u32(), status_index: r.u32() };
+    case TAG.ValidatorQualified:
+      return { type: 'ValidatorQualified', address: r.str(), credential: r.str() };
     default:
       throw unknownEvent(String(tag));
   }

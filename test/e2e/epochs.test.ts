@@ -1,7 +1,21 @@
 import t from 'tap';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildStake, buildTransfer, buildUnstake, buildValidatorRegister, RpcClient, signAndEncode, UNIT, waitForReceipt } from '../../node/client/index.js';
+import { randomUUID } from 'node:crypto';
+import {
+  buildCredentialRequest,
+  buildDidCreate,
+  buildStake,
+  buildTransfer,
+  buildUnstake,
+  buildValidatorQualify,
+  buildValidatorRegister,
+  didForPublicKey,
+  RpcClient,
+  signAndEncode,
+  UNIT,
+  waitForReceipt,
+} from '../../node/client/index.js';
 import { generateValidatorKey, readKeyFile, writeKeyFile } from '../../node/config/keyfile.js';
 import { VALIDATOR_STAKE } from '../../node/cli/commands/init.js';
 import { Cluster } from './cluster.js';
@@ -9,13 +23,13 @@ import { startNodeProcess } from './harness.js';
 
 /**
  * Validator-set changes on real processes: four genesis validators with 10-block epochs, a fifth
- * node that joins through Stake + ValidatorRegister, and a genesis validator that leaves by
- * unstaking. Each change takes effect at the next epoch boundary on every node.
+ * node that joins through a KYC credential, ValidatorQualify, Stake and ValidatorRegister, and a
+ * genesis validator that leaves by unstaking. Each change takes effect at the next epoch boundary on every node.
  */
 
 const EPOCH = 10;
 
-t.test('a validator joins through Stake and ValidatorRegister, another leaves by Unstake, at epoch boundaries', async (t) => {
+t.test('a validator joins through a KYC credential, Stake and ValidatorRegister, another leaves by Unstake, at epoch boundaries', async (t) => {
   const c = await Cluster.create(t, 4, { epochLength: EPOCH });
   await c.startAll();
   await c.waitForSeq([0, 1, 2, 3], 2, 60_000);
@@ -36,10 +50,36 @@ t.test('a validator joins through Stake and ValidatorRegister, another leaves by
 
   const funded = await send(buildTransfer({ senderPubkey: c.dev.publicKey, nonce: 0, to: joiner.address, amount: 20_000n * UNIT }), c.dev.seed);
   t.equal(funded.status, 'success');
-  const staked = await send(buildStake({ senderPubkey: joiner.publicKey, nonce: 0, amount: 10_000n * UNIT }), joiner.seed);
-  const registered = await send(buildValidatorRegister({ senderPubkey: joiner.publicKey, nonce: 1, chainId: c.chainId, blsSecretKey: joiner.blsSecretKey }), joiner.seed);
+
+  // The devnet genesis has the KYC rule (level 2): the developer account issues the joiner a KYC
+  // credential, the validators attest it, and the joiner qualifies with it.
+  const issuerDid = didForPublicKey('testnet', c.dev.publicKey);
+  const joinerDid = didForPublicKey('testnet', joiner.publicKey);
+  t.equal((await send(buildDidCreate({ senderPubkey: c.dev.publicKey, nonce: 1 }), c.dev.seed)).status, 'success');
+  t.equal((await send(buildDidCreate({ senderPubkey: joiner.publicKey, nonce: 0 }), joiner.seed)).status, 'success');
+  const credentialId = randomUUID();
+  const request = buildCredentialRequest({
+    senderPubkey: c.dev.publicKey,
+    nonce: 2,
+    credentialId,
+    credentialType: 'KYCCredential',
+    kycLevel: 2,
+    subjectDid: joinerDid,
+    issuerDid,
+    hash: new Uint8Array(32).fill(1),
+    evidenceDigest: new Uint8Array(32).fill(2),
+    statusList: 0,
+    statusIndex: 0,
+  });
+  t.equal((await send(request, c.dev.seed)).status, 'success');
+  await c.waitFor(async () => (await via.getCredentialRequest(credentialId))?.status === 'registered', 60_000, 'the KYC credential registered');
+
+  const staked = await send(buildStake({ senderPubkey: joiner.publicKey, nonce: 1, amount: 10_000n * UNIT }), joiner.seed);
+  const registered = await send(buildValidatorRegister({ senderPubkey: joiner.publicKey, nonce: 2, chainId: c.chainId, blsSecretKey: joiner.blsSecretKey }), joiner.seed);
   t.same([staked.status, registered.status], ['success', 'success'], 'stake and registration succeed');
-  const joinedAt = Math.ceil((registered.block_height + 1) / EPOCH) * EPOCH;
+  const qualified = await send(buildValidatorQualify({ senderPubkey: joiner.publicKey, nonce: 3, credentialId }), joiner.seed);
+  t.equal(qualified.status, 'success', 'the joiner qualifies with its KYC credential');
+  const joinedAt = Math.ceil((qualified.block_height + 1) / EPOCH) * EPOCH;
   t.equal((await via.getValidatorStake(joiner.address))?.active, false, 'not active before the boundary');
 
   await c.waitFor(async () => (await c.metric(0, 'ledger_consensus_validators')) === 5, 90_000, 'the set of 5 on node 0');
@@ -54,7 +94,8 @@ t.test('a validator joins through Stake and ValidatorRegister, another leaves by
 
   // Validator 3 leaves: after the next boundary the other four carry the chain without it.
   const leaver = await readKeyFile(join(c.nodes[3]!.dir, 'keys', 'validator.json'));
-  const unstaked = await send(buildUnstake({ senderPubkey: leaver.publicKey, nonce: 0, amount: VALIDATOR_STAKE }), leaver.seed);
+  // its attester may have sent an attestation from this account: ask for the nonce
+  const unstaked = await send(buildUnstake({ senderPubkey: leaver.publicKey, nonce: await via.getNonce(leaver.address), amount: VALIDATOR_STAKE }), leaver.seed);
   t.equal(unstaked.status, 'success');
   await c.waitFor(async () => (await c.metric(0, 'ledger_consensus_validators')) === 4, 90_000, 'the set of 4 without validator 3');
   t.equal((await via.getValidatorStake(leaver.address))?.active, false, 'validator 3 is no longer active');

@@ -2,6 +2,7 @@ import { blsKeyFromSeed } from '../../node/consensus/crypto.js';
 import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
 import type { BlockContext } from '../../node/execution/apply.js';
 import { executeBlock, type BlockExecution } from '../../node/execution/block.js';
+import { writeValidatorKycLevel } from '../../node/execution/chain-params.js';
 import { StateOverlay, type StateReader } from '../../node/execution/overlay.js';
 import { readValidator, writeAccount, writeValidator } from '../../node/execution/state-access.js';
 import { readValidatorSet, writeGenesisValidatorSet } from '../../node/execution/validator-set.js';
@@ -42,12 +43,18 @@ export class Chain {
   timestampMs = GENESIS_MS;
   nonces = new Map<string, bigint>();
 
-  static async genesis(validators: Array<{ who: Member; stake: bigint }>, o: { epochs?: boolean; funded?: Member[]; length?: number } = {}): Promise<Chain> {
+  /** `kycLevel` turns on the KYC rule of eligibility, as a genesis with `validator_kyc_level` does. */
+  static async genesis(
+    validators: Array<{ who: Member; stake: bigint }>,
+    o: { epochs?: boolean; funded?: Member[]; length?: number; kycLevel?: number } = {},
+  ): Promise<Chain> {
     const c = new Chain();
     const s = new StateOverlay(empty);
     for (const m of o.funded ?? []) writeAccount(s, m.address, { balance: 10_000_000n * UNIT, nonce: 0n });
+    if (o.kycLevel) writeValidatorKycLevel(s, o.kycLevel);
     for (const { who, stake } of validators) {
-      writeValidator(s, who.address, { staked: stake, unbonding: [], reputation: 500, active: stake >= MIN_VALIDATOR_STAKE, ed25519PublicKey: who.ed.publicKey, blsPublicKey: who.bls.publicKey });
+      const record = { staked: stake, unbonding: [], reputation: 500, active: stake >= MIN_VALIDATOR_STAKE, ed25519PublicKey: who.ed.publicKey, blsPublicKey: who.bls.publicKey };
+      writeValidator(s, who.address, o.kycLevel ? { ...record, qualified: true } : record);
     }
     if (o.epochs !== false) await writeGenesisValidatorSet(s, o.length);
     await c.apply(s.changes());

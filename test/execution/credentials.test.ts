@@ -1,24 +1,21 @@
 import t from 'tap';
-import { ecvrfProve } from '../../node/crypto/ecvrf.js';
 import { readCredential } from '../../node/execution/credentials.js';
-import { writeGovernance } from '../../node/execution/governance.js';
+import { writeGovernance } from '../../node/execution/chain-params.js';
 import { readAccount } from '../../node/execution/state-access.js';
-import { UNIT } from '../../node/protocol/amount.js';
-import { signAttestation } from '../../node/protocol/committee.js';
-import { parseCredentialId } from '../../node/protocol/credential-id.js';
+import { formatCredentialId } from '../../node/protocol/credential-id.js';
 import { revocationListKey } from '../../node/protocol/credential-records.js';
-import { didForPublicKey } from '../../node/protocol/did.js';
 import { ATTESTATION_WINDOW, MIN_VALIDATOR_STAKE } from '../../node/protocol/params.js';
 import type { PayloadOf } from '../../node/protocol/payloads.js';
 import { RevocationList } from '../../node/protocol/revocation-list.js';
-import { CHAIN, Chain, member, tx, type Member } from './chain-harness.js';
+import { Chain, member, tx, type Member } from './chain-harness.js';
+import { attestation, didOf, request } from './credential-helpers.js';
 
 const validators = [member(11), member(12), member(13), member(14)];
 const issuer = member(31);
 const subject = member(32);
 const outsider = member(33);
 const governance = member(34);
-const didOf = (m: Member) => didForPublicKey('testnet', m.ed.publicKey);
+const kyc = (o: Partial<PayloadOf<'CredentialRequest'>> = {}) => request(issuer, subject, o);
 
 async function setup(): Promise<Chain> {
   const chain = await Chain.genesis(
@@ -30,44 +27,18 @@ async function setup(): Promise<Chain> {
   return chain;
 }
 
-let uuid = 0;
-function request(o: Partial<PayloadOf<'CredentialRequest'>> = {}): PayloadOf<'CredentialRequest'> {
-  uuid++;
-  return {
-    kind: 'CredentialRequest',
-    credentialId: parseCredentialId(`00000000-0000-4000-8000-${uuid.toString(16).padStart(12, '0')}`),
-    credentialType: 'KYCCredential',
-    kycLevel: 2,
-    subject: didOf(subject),
-    issuer: didOf(issuer),
-    hash: new Uint8Array(32).fill(uuid),
-    evidenceDigest: new Uint8Array(32).fill(0xee),
-    fee: 5n * UNIT,
-    statusList: 0,
-    statusIndex: 0,
-    ...o,
-  };
-}
-
-async function attestation(chain: Chain, who: Member, id: Uint8Array, o: { seed?: Uint8Array; hash?: Uint8Array } = {}) {
-  const c = (await readCredential(chain.state, id))!;
-  const vrfProof = ecvrfProve(who.ed.seed, o.seed ?? c.seed);
-  return tx(who, chain.nonce(who), { kind: 'CredentialAttest', credentialId: id, vrfProof, signature: signAttestation(who.ed.seed, CHAIN, id, o.hash ?? c.hash) });
-}
-
 async function status(chain: Chain, m: Member, payload: PayloadOf<'CredentialRequest' | 'CredentialAttest' | 'CredentialRevoke'>) {
   const res = await chain.block([tx(m, chain.nonce(m), payload)]);
   return res.txs[0]!.outcome;
 }
 
 t.test('a request is attested by the committee, registered at the threshold, and the fee pays the attesters', async (t) => {
-  uuid = 0;
   const chain = await setup();
   const before = await readAccount(chain.state, issuer.address);
-  const p = request();
+  const p = kyc();
   const out = await status(chain, issuer, p);
   t.equal(out.status, 'success');
-  t.match(out.events[0], { type: 'CredentialRequested', id: 'urn:ledger:credential:00000000-0000-4000-8000-000000000001', deadline_height: chain.height + ATTESTATION_WINDOW });
+  t.match(out.events[0], { type: 'CredentialRequested', id: formatCredentialId(p.credentialId), deadline_height: chain.height + ATTESTATION_WINDOW });
   t.equal((await readAccount(chain.state, issuer.address)).balance, before.balance - p.fee - out.feePaid, 'the issuance fee is held');
   const pending = (await readCredential(chain.state, p.credentialId))!;
   t.equal(pending.status, 'pending');
@@ -91,9 +62,8 @@ t.test('a request is attested by the committee, registered at the threshold, and
 });
 
 t.test('bad attestations fail with a clear receipt', async (t) => {
-  uuid = 10;
   const chain = await setup();
-  const p = request();
+  const p = kyc();
   await status(chain, issuer, p);
   const [v1, v2] = validators as [Member, Member];
   const wrongSeed = await attestation(chain, v1, p.credentialId, { seed: new Uint8Array(32).fill(9) });
@@ -112,20 +82,18 @@ t.test('bad attestations fail with a clear receipt', async (t) => {
 });
 
 t.test('requests: the issuer signs, both DIDs exist, the position is the next free one, ids are unique', async (t) => {
-  uuid = 20;
   const chain = await setup();
-  t.match((await status(chain, outsider, request({ statusIndex: 0 }))).status, /not signed by the issuer DID's authentication key/);
-  t.match((await status(chain, issuer, request({ statusIndex: 0, subject: didOf(validators[0]!) }))).status, /the subject DID does not exist/);
-  t.match((await status(chain, issuer, request({ statusIndex: 5 }))).status, /revocation position \(list 0, index 5\) is not the issuer's next free position \(list 0, index 0\)/);
-  const ok = request({ statusIndex: 0 });
+  t.match((await status(chain, outsider, kyc({ statusIndex: 0 }))).status, /not signed by the issuer DID's authentication key/);
+  t.match((await status(chain, issuer, kyc({ statusIndex: 0, subject: didOf(validators[0]!) }))).status, /the subject DID does not exist/);
+  t.match((await status(chain, issuer, kyc({ statusIndex: 5 }))).status, /revocation position \(list 0, index 5\) is not the issuer's next free position \(list 0, index 0\)/);
+  const ok = kyc({ statusIndex: 0 });
   t.equal((await status(chain, issuer, ok)).status, 'success');
-  t.match((await status(chain, issuer, { ...request({ statusIndex: 1 }), credentialId: ok.credentialId })).status, /credential id already in use/);
+  t.match((await status(chain, issuer, { ...kyc({ statusIndex: 1 }), credentialId: ok.credentialId })).status, /credential id already in use/);
 });
 
 t.test('a request without enough attestations by its deadline expires and the fee goes back', async (t) => {
-  uuid = 30;
   const chain = await setup();
-  const p = request({ statusIndex: 0 });
+  const p = kyc({ statusIndex: 0 });
   await status(chain, issuer, p);
   const deadline = (await readCredential(chain.state, p.credentialId))!.deadlineHeight;
   await chain.block([await attestation(chain, validators[0]!, p.credentialId)]);
@@ -140,10 +108,9 @@ t.test('a request without enough attestations by its deadline expires and the fe
 });
 
 t.test('revocation: the issuer or governance sets the bit, for good; nobody else can', async (t) => {
-  uuid = 40;
   const chain = await setup();
-  const a = request({ statusIndex: 0 });
-  const b = request({ statusIndex: 1 });
+  const a = kyc({ statusIndex: 0 });
+  const b = kyc({ statusIndex: 1 });
   await chain.block([tx(issuer, chain.nonce(issuer), a), tx(issuer, chain.nonce(issuer), b)]);
   t.match((await status(chain, issuer, { kind: 'CredentialRevoke', credentialId: a.credentialId })).status, /is not registered yet/);
   for (const id of [a.credentialId, b.credentialId]) await chain.block(await Promise.all(validators.slice(0, 3).map((v) => attestation(chain, v, id))));

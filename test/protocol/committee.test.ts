@@ -2,7 +2,11 @@ import t from 'tap';
 import { ecvrfProve, ecvrfVerify } from '../../node/crypto/ecvrf.js';
 import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
 import { sha256 } from '../../node/crypto/hash.js';
-import { toHex } from '../../node/protocol/bytes.js';
+import { fromHex, toHex } from '../../node/protocol/bytes.js';
+import { parseCredentialId } from '../../node/protocol/credential-id.js';
+import type { PayloadOf } from '../../node/protocol/payloads.js';
+import { transactionFromJson } from '../../node/protocol/transaction.js';
+import { loadVectors } from '../fixtures/vectors.js';
 import { attestationThreshold, committeeSeed, isSelected, signAttestation, verifyAttestation } from '../../node/protocol/committee.js';
 
 t.test('threshold: 14 of 21, two thirds (rounded up) of smaller sets', async (t) => {
@@ -50,4 +54,16 @@ t.test('attestation signatures cover the chain, the request and the hash', async
   t.notOk(verifyAttestation(kp.publicKey, sig, 'chain', new Uint8Array(16), hash));
   t.notOk(verifyAttestation(kp.publicKey, sig, 'chain', id, new Uint8Array(32)));
   t.notOk(verifyAttestation(kp.publicKey, new Uint8Array(3), 'chain', id, hash), 'malformed input is false, not an exception');
+});
+
+t.test('vector: the attestation of docs/protocol.md proves the documented seed and signs the request hash', async (t) => {
+  const V = loadVectors('ledger-transactions.json');
+  const s = V.committee_seed_of_the_attestation;
+  const id = parseCredentialId(s.credential_id);
+  const seed = committeeSeed(V.chain_id, fromHex(s.parent_hash), id);
+  t.equal(toHex(seed), s.seed);
+  const request = transactionFromJson(V.vectors.find((v: { kind: string }) => v.kind === 'CredentialRequest').json).tx.payload as PayloadOf<'CredentialRequest'>;
+  const attest = transactionFromJson(V.vectors.find((v: { kind: string }) => v.kind === 'CredentialAttest').json).tx.payload as PayloadOf<'CredentialAttest'>;
+  t.ok(ecvrfVerify(fromHex(V.public_key), seed, attest.vrfProof));
+  t.ok(verifyAttestation(fromHex(V.public_key), attest.signature, V.chain_id, id, request.hash));
 });

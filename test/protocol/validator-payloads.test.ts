@@ -121,7 +121,9 @@ t.test('validator records: the slashed flag is an optional trailing byte; old re
   t.equal(toHex(slashed), toHex(plain) + '01');
   t.same(decodeValidator(slashed), { ...record, slashed: true });
   t.throws(() => decodeValidator(concatBytes(plain, Uint8Array.of(0))), { code: 'BAD_VALIDATOR_RECORD' }, 'a zero flags byte is not canonical');
-  t.throws(() => decodeValidator(concatBytes(plain, Uint8Array.of(2))), { code: 'BAD_VALIDATOR_RECORD' }, 'unknown bits');
+  t.throws(() => decodeValidator(concatBytes(plain, Uint8Array.of(4))), { code: 'BAD_VALIDATOR_RECORD' }, 'unknown bits');
+  t.same(decodeValidator(concatBytes(plain, Uint8Array.of(3))), { ...record, slashed: true, qualified: true }, 'bit 1: qualified (the KYC rule)');
+  t.same(encodeValidator({ ...record, qualified: true }), concatBytes(plain, Uint8Array.of(2)));
   t.throws(() => decodeValidator(concatBytes(slashed, Uint8Array.of(1))), { code: 'TRAILING_BYTES' });
 });
 

@@ -3,13 +3,27 @@ import { buildDidCreate, buildDidDeactivate, buildStake, buildTransfer, buildUns
 import { RpcClient } from '../../client/rpc-client.js';
 import { isValidatorKey, readKeyFile, type KeyFile } from '../../config/keyfile.js';
 import { amountFromJson, parseTokens } from '../../protocol/amount.js';
+import { CREDENTIAL_TYPES } from '../../protocol/credential-types.js';
 import type { ServiceEndpoint } from '../../protocol/payloads.js';
 import type { UnsignedTransaction } from '../../protocol/transaction.js';
 import { intFlag, parseCommandArgs, printJson, requireFlag, stringFlag, UsageError, type CliIo, type Parsed } from '../io.js';
+import { CREDENTIAL_TX_FLAGS, CREDENTIAL_TX_OPTIONS, credentialRequestTx, credentialRevokeTx, validatorQualifyTx } from './credential-tx.js';
 import { didRecoverTx, RECOVERY_TX_FLAGS, RECOVERY_TX_OPTIONS, setRecoveryPolicyTx } from './recovery-tx.js';
 
 export const DEFAULT_RPC_URL = 'http://127.0.0.1:8545';
-const KINDS = ['transfer', 'stake', 'unstake', 'did-create', 'did-deactivate', 'validator-register', 'set-recovery-policy', 'did-recover'] as const;
+const KINDS = [
+  'transfer',
+  'stake',
+  'unstake',
+  'did-create',
+  'did-deactivate',
+  'validator-register',
+  'validator-qualify',
+  'set-recovery-policy',
+  'did-recover',
+  'credential-request',
+  'credential-revoke',
+] as const;
 type Kind = (typeof KINDS)[number];
 
 export const txHelp = `ledger tx: sign a transaction locally and send it to a node
@@ -23,6 +37,14 @@ prints {tx_hash} (and the receipt with --wait).
 validator-register registers the BLS vote key of a validator key file (keys/validator.json),
 with its proof of possession; with a Stake of at least 10,000 the sender joins the validator
 set at the next epoch boundary.
+
+validator-qualify names the sender's registered KYC credential (level 2 or more): on a chain
+whose genesis has the KYC rule, a validator joins the set only once qualified.
+
+credential-request asks the validators to attest a credential the sender's DID issues: give
+the credential's id, its SHA-256 hash and the revocation position it holds (the issuer's next
+one: ledger rpc ledger_nextRevocationIndex <issuer did>); the issuance fee of --type is
+added to the transaction fee. credential-revoke revokes a registered credential for good.
 
 set-recovery-policy names the guardians who may move the DID to a new key (signed by the
 DID's key); did-recover sends their signatures (from "ledger recovery sign"), and any
@@ -44,6 +66,15 @@ Options:
   --clear                  set-recovery-policy: remove the policy instead
   --new-public-key <hex>   did-recover: the Ed25519 key that is to control the DID
   --signature <did>=<hex>  did-recover: a guardian's signature; repeatable
+  --credential <id>        credential-request, credential-revoke, validator-qualify: the
+                           credential id (urn:ledger:credential:<uuid> or the UUID)
+  --subject <did>          credential-request: the subject's DID
+  --type <type>            credential-request: ${CREDENTIAL_TYPES.join(', ')}
+  --kyc-level <1-3>        credential-request: a KYCCredential's level
+  --hash <hex>             credential-request: SHA-256 of the credential (32 bytes)
+  --evidence <hex>         credential-request: digest of the evidence (32 bytes)
+  --status-list <n>        credential-request: the revocation list (default: 0)
+  --status-index <n>       credential-request: the position in it (required)
   --nonce <int>            use this nonce instead of asking the node
   --wait                   wait for the receipt and print it
   --timeout <ms>           how long --wait waits (default: 30000)
@@ -54,6 +85,8 @@ Examples:
   ledger tx did-create --key alice.json --service '#pod,SolidPod,https://pod.example/alice'
   ledger tx did-deactivate --key alice.json
   ledger tx validator-register --key data/keys/validator.json --wait
+  ledger tx credential-request --key issuer.json --credential <uuid> --subject <did> --type KYCCredential --kyc-level 2 --hash <hex> --evidence <hex> --status-index 0 --wait
+  ledger tx credential-revoke --key issuer.json --credential <uuid> --wait
   ledger tx set-recovery-policy --key alice.json --guardian <did> --guardian <did> --threshold 2 --delay-blocks 100
   ledger tx did-recover --key relayer.json --did <did> --new-public-key <hex> --signature <did>=<hex> --signature <did>=<hex>`;
 
@@ -95,6 +128,12 @@ function unsignedFor(kind: Kind, p: Parsed, key: KeyFile, nonce: bigint, chainId
     case 'validator-register':
       if (!isValidatorKey(key)) throw new UsageError('tx validator-register needs a validator key file (with a BLS key), such as keys/validator.json', 'tx');
       return buildValidatorRegister({ ...base, chainId, blsSecretKey: key.blsSecretKey });
+    case 'validator-qualify':
+      return validatorQualifyTx(p, base);
+    case 'credential-request':
+      return credentialRequestTx(p, base, key.did);
+    case 'credential-revoke':
+      return credentialRevokeTx(p, base);
     case 'set-recovery-policy':
       return setRecoveryPolicyTx(p, base, key.did);
     case 'did-recover':
@@ -111,6 +150,7 @@ const KIND_FLAGS: Record<Kind, string[]> = {
   'did-deactivate': ['did'],
   'validator-register': [],
   ...RECOVERY_TX_FLAGS,
+  ...CREDENTIAL_TX_FLAGS,
 };
 
 export async function runTx(argv: string[], io: CliIo): Promise<number> {
@@ -131,6 +171,7 @@ export async function runTx(argv: string[], io: CliIo): Promise<number> {
     wait: { type: 'boolean' },
     timeout: { type: 'string' },
     ...RECOVERY_TX_OPTIONS,
+    ...CREDENTIAL_TX_OPTIONS,
   });
   for (const flag of Object.values(KIND_FLAGS).flat()) {
     if (p.values[flag] !== undefined && !KIND_FLAGS[kind].includes(flag)) throw new UsageError(`--${flag} does not apply to tx ${kind}`, 'tx');

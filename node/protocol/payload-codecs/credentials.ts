@@ -2,25 +2,18 @@ import { MAX_BBS_MESSAGES, BBS_PUBLIC_KEY_BYTES } from '../../crypto/bbs.js';
 import { ECVRF_PROOF_LENGTH } from '../../crypto/ecvrf.js';
 import { invalid } from '../../errors.js';
 import { formatTokens } from '../amount.js';
-import { CREDENTIAL_ID_LENGTH, formatCredentialId, parseCredentialId } from '../credential-id.js';
+import { CREDENTIAL_ID_LENGTH, formatCredentialId } from '../credential-id.js';
 import { CREDENTIAL_TYPES, isCredentialType, issuanceFee } from '../credential-types.js';
 import { parseDid } from '../did.js';
 import type { PayloadCodec, PayloadOf } from '../payloads.js';
 import { REVOCATION_LIST_ENTRIES } from '../revocation-list.js';
-import { didField, fields, fixedBytesFromJson, fixedBytesToJson, intField, positiveAmount } from './fields.js';
+import { credentialIdField as idFromJson, didField, fields, fixedBytesFromJson, fixedBytesToJson, intField, positiveAmount } from './fields.js';
 
 /** Credential request, attestation and revocation (docs/protocol.md, "Credential issuance"). */
 
 /** lists are numbered from 0; an issuer reaching 2^32 lists of 131,072 would be far past any use */
 const MAX_STATUS_LIST = 0xffffffff;
 
-function idFromJson(value: unknown, what: string): Uint8Array {
-  try {
-    return parseCredentialId(value);
-  } catch (err) {
-    throw invalid('MALFORMED_PAYLOAD', `${what}: ${(err as Error).message}`);
-  }
-}
 
 /** The rules both decoders share: the type and its level, the exact fee, the index bound, the BBS key. */
 function checkRequest(p: PayloadOf<'CredentialRequest'>): PayloadOf<'CredentialRequest'> {

@@ -2,6 +2,7 @@ import { invalid } from '../../errors.js';
 import { ADDRESS_LENGTH, parseAddress } from '../address.js';
 import { amountFromJson } from '../amount.js';
 import { fromHex, toHex } from '../bytes.js';
+import { parseCredentialId } from '../credential-id.js';
 import { parseDid } from '../did.js';
 import type { JsonForm } from '../payloads.js';
 
@@ -81,4 +82,13 @@ export function intField(value: unknown, min: number, max: number, what: string)
     throw invalid('MALFORMED_PAYLOAD', `${what} must be an integer from ${min} to ${max}`);
   }
   return value;
+}
+
+/** A credential id (URN or UUID) in a payload; malformed text is a payload error naming the field. */
+export function credentialIdField(value: unknown, what: string): Uint8Array {
+  try {
+    return parseCredentialId(value);
+  } catch (err) {
+    throw invalid('MALFORMED_PAYLOAD', `${what}: ${(err as Error).message}`);
+  }
 }

@@ -1,15 +1,16 @@
 import { invalid } from '../../errors.js';
 import { ADDRESS_LENGTH, formatAddress } from '../address.js';
 import { bytesEqual } from '../bytes.js';
+import { CREDENTIAL_ID_LENGTH, formatCredentialId } from '../credential-id.js';
 import { BLS_PUBLIC_KEY_LENGTH, BLS_SIGNATURE_LENGTH } from '../params.js';
 import type { EquivocationKind, PayloadCodec, PayloadOf, SignedVoteRef } from '../payloads.js';
-import { addressFromJson, fields, fixedBytesFromJson, fixedBytesToJson, heightFromJson, heightFromWire } from './fields.js';
+import { addressFromJson, credentialIdField, fields, fixedBytesFromJson, fixedBytesToJson, heightFromJson, heightFromWire } from './fields.js';
 
 /** Validator registration and equivocation evidence. */
 
 export const EQUIVOCATION_KINDS: readonly EquivocationKind[] = ['double-vote', 'double-proposal'];
 
-export const validatorRegister: PayloadCodec<'ValidatorRegister'> = {
+const validatorRegister: PayloadCodec<'ValidatorRegister'> = {
   kind: 'ValidatorRegister',
   tag: 16,
   encode: (w, p) => void w.bytes(p.blsPublicKey).bytes(p.proofOfPossession),
@@ -44,7 +45,7 @@ function signedVoteFromJson(value: unknown, what: string): SignedVoteRef {
   };
 }
 
-export const submitEvidence: PayloadCodec<'SubmitEvidence'> = {
+const submitEvidence: PayloadCodec<'SubmitEvidence'> = {
   kind: 'SubmitEvidence',
   tag: 17,
   encode(w, p) {
@@ -85,3 +86,17 @@ export const submitEvidence: PayloadCodec<'SubmitEvidence'> = {
   }),
 };
 
+
+const validatorQualify: PayloadCodec<'ValidatorQualify'> = {
+  kind: 'ValidatorQualify',
+  tag: 18,
+  encode: (w, p) => void w.bytes(p.credentialId),
+  decode: (r) => ({ kind: 'ValidatorQualify', credentialId: r.bytes(CREDENTIAL_ID_LENGTH) }),
+  fromJson(body) {
+    fields(body, 'ValidatorQualify', ['credential_id']);
+    return { kind: 'ValidatorQualify', credentialId: credentialIdField(body.credential_id, 'ValidatorQualify.credential_id') };
+  },
+  toJson: (p) => ({ credential_id: formatCredentialId(p.credentialId) }),
+};
+
+export const VALIDATOR_CODECS = [validatorRegister, submitEvidence, validatorQualify];
