@@ -17,6 +17,8 @@ export interface NodeMetrics {
   /** a block's QC known here to its commit */
   qcToCommit: Histogram;
   committedTxs: Counter;
+  /** this validator's attester, by outcome: sent, skipped (not owed), failed */
+  attestations: Counter<'result'>;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10];
@@ -77,6 +79,12 @@ export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool;
     proposalToQc: histogram('ledger_consensus_proposal_to_qc_seconds', 'time from a block first seen here to its QC'),
     qcToCommit: histogram('ledger_consensus_qc_to_commit_seconds', 'time from a block QC known here to the block commit'),
     committedTxs: new Counter({ name: 'ledger_committed_transactions_total', help: 'transactions committed', registers: [registry] }),
+    attestations: new Counter({
+      name: 'ledger_attestations_total',
+      help: 'credential requests this validator handled: attestation sent, skipped (not selected, not a member, already done) or failed',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
   };
 }
 

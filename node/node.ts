@@ -136,8 +136,10 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
       },
       submit: async (tx) => void (await mempool.admit(tx)),
       log,
+      count: (result) => metrics.attestations.inc({ result }),
     });
-    app.on('committed', (c: CommittedBlock) => attester.onCommitted(c));
+    if (config.attestation.auto) app.on('committed', (c: CommittedBlock) => attester.onCommitted(c));
+    else log.info('automatic attestation is off (attestation.auto = false): this validator attests only what its operator sends');
     engine.on('fault', (err: unknown) => log.error({ err }, 'consensus fault'));
 
     const http = new HttpServer({ host: config.rpc.host, port: config.rpc.port, maxBodyBytes: config.rpc.maxBodyBytes, log });

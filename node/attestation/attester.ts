@@ -29,6 +29,8 @@ export interface AttesterDeps {
   nextNonce(address: Uint8Array): Promise<bigint>;
   submit(tx: Transaction): Promise<void>;
   log: Logger;
+  /** counts each request handled, by outcome */
+  count?: (result: 'sent' | 'skipped' | 'failed') => void;
 }
 
 /** The attestation this validator owes a request, or why it owes none. */
@@ -59,7 +61,14 @@ export class Attester {
   /** Attests the requests a committed block accepted; in order, one at a time, so nonces follow each other. */
   onCommitted(c: CommittedBlock): void {
     const ids = c.receipts.flatMap((r) => r.events.flatMap((e) => (e.type === 'CredentialRequested' ? [e.id] : [])));
-    for (const id of ids) this.queue = this.queue.then(() => this.attest(id)).catch((err) => this.d.log.warn({ err, credential: id }, 'could not attest'));
+    for (const id of ids) {
+      this.queue = this.queue
+        .then(() => this.attest(id))
+        .catch((err) => {
+          this.d.count?.('failed');
+          this.d.log.warn({ err, credential: id }, 'could not attest');
+        });
+    }
   }
 
   /** Resolves when every attestation queued so far has been handled. */
@@ -69,14 +78,15 @@ export class Attester {
 
   private async attest(id: string): Promise<void> {
     const record = await this.d.credential(parseCredentialId(id));
-    if (!record) return;
+    if (!record) return this.d.count?.('skipped');
     const decision = attestationFor(record, await this.d.validatorSet(), { seed: this.d.seed, address: this.address }, this.d.chainId);
     if ('skip' in decision) {
       this.d.log.debug({ credential: id, reason: decision.skip }, 'no attestation');
-      return;
+      return this.d.count?.('skipped');
     }
     const nonce = await this.d.nextNonce(this.address);
     await this.d.submit(signTransaction(this.d.chainId, { senderPubkey: this.d.publicKey, nonce, payload: decision.payload }, this.d.seed));
+    this.d.count?.('sent');
     this.d.log.info({ credential: id, validator: formatAddress(this.address) }, 'attested credential request');
   }
 }

@@ -28,6 +28,8 @@ export interface NodeConfig {
   log: { level: LogLevel };
   mempool: { maxTransactions: number; maxBytes: number; maxPerSender: number };
   consensus: { idleBlockIntervalMs: number; roundTimeoutMs: number; maxBlockTransactions: number };
+  /** `auto`: this validator attests credential requests its VRF selects it for (node/attestation/) */
+  attestation: { auto: boolean };
   plugins: Record<PluginName, PluginConfig>;
   /** ledger_credentialsBySubject; only the env var LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION=1 turns it on */
   rpcAllowSubjectEnumeration: boolean;
@@ -46,6 +48,7 @@ export function defaultConfig(): NodeConfig {
     log: { level: 'info' },
     mempool: { maxTransactions: 50_000, maxBytes: 64 * MiB, maxPerSender: 1000 },
     consensus: { idleBlockIntervalMs: 1000, roundTimeoutMs: 3000, maxBlockTransactions: 5000 },
+    attestation: { auto: true },
     plugins: { explorer: plugin('explorer'), relay: plugin('relay'), kyc: plugin('kyc'), wallet: plugin('wallet') },
     rpcAllowSubjectEnumeration: false,
   };
@@ -99,6 +102,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   'consensus.idleBlockIntervalMs': intRule(10, 3_600_000, 'an integer number of milliseconds from 10 to 3600000'),
   'consensus.roundTimeoutMs': intRule(100, 3_600_000, 'an integer number of milliseconds from 100 to 3600000'),
   'consensus.maxBlockTransactions': intRule(1, 100_000, 'an integer from 1 to 100000'),
+  'attestation.auto': BOOL,
   ...Object.fromEntries(
     PLUGIN_NAMES.flatMap((p) => [
       [`plugins.${p}.enabled`, BOOL],
@@ -127,6 +131,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'p2p.port', env: 'LEDGER_P2P_PORT', flag: 'p2p-port' },
   { path: 'p2p.bootstrap', env: 'LEDGER_P2P_BOOTSTRAP', flag: 'bootstrap' },
   { path: 'log.level', env: 'LEDGER_LOG_LEVEL', flag: 'log-level' },
+  { path: 'attestation.auto', env: 'LEDGER_ATTESTATION_AUTO', flag: 'attestation-auto' },
   ...PLUGIN_NAMES.map((p) => ({ path: `plugins.${p}.port`, env: `LEDGER_${p.toUpperCase()}_PORT`, flag: `${p}-port` })),
 ];
 

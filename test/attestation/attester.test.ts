@@ -1,7 +1,12 @@
 import t from 'tap';
 import { ecvrfVerify } from '../../node/crypto/ecvrf.js';
 import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
-import { attestationFor } from '../../node/attestation/attester.js';
+import { Attester, attestationFor } from '../../node/attestation/attester.js';
+import type { CommittedBlock } from '../../node/chain/app.js';
+import { createLogger } from '../../node/logging.js';
+import { toHex } from '../../node/protocol/bytes.js';
+import { formatCredentialId } from '../../node/protocol/credential-id.js';
+import { verifyTransactionSignature, type Transaction } from '../../node/protocol/transaction.js';
 import type { EpochValidatorSet } from '../../node/execution/validator-set.js';
 import { addressBytesFromPublicKey } from '../../node/protocol/address.js';
 import { verifyAttestation } from '../../node/protocol/committee.js';
@@ -48,4 +53,31 @@ t.test('in a large set, the VRF decides, and the decision matches the sortition 
     else t.equal(out.skip, 'not selected for this committee');
   }
   t.ok(selected > 0 && selected < 40, `selected for ${selected} of 40 seeds at p = 0.21`);
+});
+
+t.test('the attester sends one signed attestation per new request, with consecutive nonces, and counts outcomes', async (t) => {
+  const sent: Transaction[] = [];
+  const counts: string[] = [];
+  const records = new Map([
+    ['01', { ...request, id: new Uint8Array(16).fill(1) }],
+    ['02', { ...request, id: new Uint8Array(16).fill(2) }],
+    ['03', { ...request, id: new Uint8Array(16).fill(3), status: 'expired' } as CredentialRecord],
+  ]);
+  const attester = new Attester({
+    chainId: 'chain',
+    seed: me.seed,
+    publicKey: me.publicKey,
+    credential: async (id) => records.get(toHex(id.subarray(0, 1))),
+    validatorSet: async () => set(4),
+    nextNonce: async () => 5n + BigInt(sent.length),
+    submit: async (tx) => void sent.push(tx),
+    log: createLogger({ level: 'silent' }),
+    count: (r) => counts.push(r),
+  });
+  const event = (n: number) => ({ type: 'CredentialRequested' as const, id: formatCredentialId(new Uint8Array(16).fill(n)), issuer: 'i', subject: 's', deadline_height: 9 });
+  attester.onCommitted({ block: {} as CommittedBlock['block'], seq: 1, receipts: [{ events: [event(1), event(3)] }, { events: [{ type: 'DidCreated', did: 'd' }, event(2)] }] as unknown as CommittedBlock['receipts'] });
+  await attester.idle();
+  t.same(counts, ['sent', 'skipped', 'sent']);
+  t.same(sent.map((tx) => tx.nonce), [5n, 6n]);
+  t.ok(sent.every((tx) => tx.payload.kind === 'CredentialAttest' && verifyTransactionSignature('chain', tx)));
 });

@@ -115,3 +115,11 @@ t.test('env and flag validation names the variable or flag', async (t) => {
   badConfig(t, () => resolveConfig({ env: {}, flags: { plugins: 'explorer,chat' } }), '--plugins', /unknown plugin "chat"/);
   badConfig(t, () => resolveConfig({ env: { LEDGER_PLUGINS: 'kyc,foo' }, flags: {} }), 'LEDGER_PLUGINS', /unknown plugin "foo"/);
 });
+
+t.test('attestation.auto: on by default; file, env and flag turn it off; anything but a boolean is refused', async (t) => {
+  t.equal(resolveConfig({ env: {}, flags: {} }).attestation.auto, true);
+  t.equal(resolveConfig({ file: file({ attestation: { auto: false } }), env: {}, flags: {} }).attestation.auto, false);
+  t.equal(resolveConfig({ env: { LEDGER_ATTESTATION_AUTO: 'false' }, flags: {} }).attestation.auto, false);
+  t.equal(resolveConfig({ env: { LEDGER_ATTESTATION_AUTO: 'false' }, flags: { 'attestation-auto': 'true' } }).attestation.auto, true, 'the flag wins');
+  badConfig(t, () => resolveConfig({ env: { LEDGER_ATTESTATION_AUTO: 'maybe' }, flags: {} }), 'LEDGER_ATTESTATION_AUTO', /boolean/);
+});

@@ -16,6 +16,7 @@ export const CONFIG_FLAGS: Options = {
   'p2p-port': { type: 'string' },
   bootstrap: { type: 'string', multiple: true },
   'log-level': { type: 'string' },
+  'attestation-auto': { type: 'string' },
   plugins: { type: 'string' },
   'explorer-port': { type: 'string' },
   'relay-port': { type: 'string' },
@@ -41,6 +42,8 @@ Options:
   --p2p-port <port>        libp2p TCP port (default: 30333)
   --bootstrap <multiaddr>  a peer to dial at start; repeatable or comma-separated
   --log-level <level>      trace, debug, info, warn, error, fatal or silent (default: info)
+  --attestation-auto <b>   a validator attests credential requests its VRF selects it for
+                           (default: true; false leaves attesting to the operator)
   --plugins <list>         all, none, or a comma-separated list of explorer,relay,kyc,wallet
   --explorer-port <port>   and --relay-port, --kyc-port, --wallet-port: plugin ports
 
