@@ -175,7 +175,8 @@ export async function credentialRevoke(state: StateOverlay, ctx: TxContext, send
   const id = formatCredentialId(p.credentialId);
   const c = await readCredential(state, p.credentialId);
   if (!c) return { failure: `no credential ${id}` };
-  if (c.status !== 'registered') return { failure: c.status === 'pending' ? `credential ${id} is not registered yet` : (notPending(c) ?? '') };
+  if (c.status === 'pending') return { failure: `credential ${id} is not registered yet` };
+  if (c.status === 'expired') return { failure: `credential request ${id} expired at height ${c.deadlineHeight}` };
   if (c.revokedMs !== null) return { failure: `credential ${id} is already revoked` };
   const issuerDid = await readDid(state, c.issuer);
   const byIssuer = issuerDid !== undefined && authenticationKeys(issuerDid).some((k) => bytesEqual(k, senderPubkey));
