@@ -70,14 +70,17 @@ async function createDids(rpc: RpcClient, chainId: string, keys: AccountKey[]): 
 async function watch(rpc: RpcClient, all: Pending[], timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (all.some((p) => p.registeredMs === undefined) && Date.now() < end) {
-    const open = all.filter((p) => p.registeredMs === undefined).slice(0, 100);
-    const answers = await rpc.batch(open.map((p) => ({ method: 'ledger_getCredentialRequest', params: [p.id] })));
-    const now = Date.now();
-    answers.forEach((a, i) => {
-      const status = a.ok ? (a.result as { status?: string } | null)?.status : undefined;
-      if (status !== undefined) open[i]!.includedMs ??= now;
-      if (status === 'registered') open[i]!.registeredMs = now;
-    });
+    const open = all.filter((p) => p.registeredMs === undefined);
+    for (let at = 0; at < open.length; at += 100) {
+      const chunk = open.slice(at, at + 100);
+      const answers = await rpc.batch(chunk.map((p) => ({ method: 'ledger_getCredentialRequest', params: [p.id] })));
+      const now = Date.now();
+      answers.forEach((a, i) => {
+        const status = a.ok ? (a.result as { status?: string } | null)?.status : undefined;
+        if (status !== undefined) chunk[i]!.includedMs ??= now;
+        if (status === 'registered') chunk[i]!.registeredMs = now;
+      });
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
