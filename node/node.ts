@@ -18,6 +18,9 @@ import { bytesEqual } from './protocol/bytes.js';
 import { parseGenesis } from './protocol/genesis.js';
 import { parseJson } from './protocol/json.js';
 import { Attester } from './attestation/attester.js';
+import { HeadSignal } from './plugins/block-stream.js';
+import { PluginHost, type PluginState } from './plugins/host.js';
+import type { Plugin } from './plugins/types.js';
 import { readValidatorSet } from './execution/validator-set.js';
 import { createMethods } from './rpc/ledger/index.js';
 import { resolveDid, RESOLUTION_CONTENT_TYPE } from './rpc/resolver.js';
@@ -29,6 +32,8 @@ import { packageVersion } from './cli/package-root.js';
 
 export interface RunningNode {
   rpcUrl: string;
+  /** each enabled plugin that exists: running (with its URL) or failed (with why) */
+  plugins: PluginState[];
   /** this node's libp2p listen addresses, each ending in /p2p/<peer id> */
   p2pAddrs: string[];
   close(): Promise<void>;
@@ -39,7 +44,8 @@ export interface RunningNode {
  * transaction gossip run over libp2p whatever the number of validators: a one-validator network
  * reaches its quorum alone and still serves full nodes that connect to it.
  */
-export async function startNode(config: NodeConfig, log: Logger): Promise<RunningNode> {
+/** `plugins`: the plugins that exist (the entry point passes them; node/ never imports plugins/). */
+export async function startNode(config: NodeConfig, log: Logger, options: { plugins?: readonly Plugin[] } = {}): Promise<RunningNode> {
   const closers: Array<() => Promise<void> | void> = [];
   const close = async () => {
     for (const c of closers.reverse()) {
@@ -187,11 +193,13 @@ export async function startNode(config: NodeConfig, log: Logger): Promise<Runnin
     const bound = await http.listen();
     closers.push(() => http.close());
     const rpcUrl = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`;
-    for (const [name, p] of Object.entries(config.plugins)) {
-      if (p.enabled) log.warn({ plugin: name }, `plugin ${name} is enabled in the config but not available in this version; the node runs without it`);
-    }
-    log.info({ rpc_url: rpcUrl, p2p: network.listenAddrs(), validator: me ? formatAddress(selfAddress) : null }, 'node started');
-    return { rpcUrl, p2pAddrs: network.listenAddrs(), close };
+    const headSignal = new HeadSignal();
+    app.on('committed', () => headSignal.committed());
+    const host = new PluginHost({ chainId: genesis.chainId, network: genesis.network, store, db, mempool, head: headSignal, metrics: metrics.registry, log });
+    closers.push(() => host.stop());
+    const plugins = await host.start(options.plugins ?? [], config.plugins);
+    log.info({ rpc_url: rpcUrl, p2p: network.listenAddrs(), validator: me ? formatAddress(selfAddress) : null, plugins }, 'node started');
+    return { rpcUrl, p2pAddrs: network.listenAddrs(), plugins, close };
   } catch (err) {
     await close();
     throw err;

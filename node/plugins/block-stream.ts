@@ -1,0 +1,58 @@
+import type { CommittedBlock } from '../chain/app.js';
+import { LedgerError } from '../errors.js';
+import type { Receipt } from '../protocol/receipt.js';
+import { transactionHash } from '../protocol/transaction.js';
+import type { ChainStore } from '../state/chain-store.js';
+
+/**
+ * Committed blocks in seq order, from any seq, then following the head. Each step reads the
+ * store, so a reader that falls behind, or starts at 0 on a long chain, catches up at its own
+ * pace and never holds the node up: nothing is buffered for it.
+ */
+
+/** Wakes readers waiting for the next commit. The node calls `committed(seq)` after each block is durable. */
+export class HeadSignal {
+  private waiters = new Set<() => void>();
+
+  committed(): void {
+    const wake = [...this.waiters];
+    this.waiters.clear();
+    for (const w of wake) w();
+  }
+
+  /** Resolves at the next commit, or when `signal` aborts. */
+  next(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        this.waiters.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiters.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+export async function* committedBlocks(store: ChainStore, head: HeadSignal, fromSeq: number, signal?: AbortSignal): AsyncGenerator<CommittedBlock> {
+  if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) throw new LedgerError('BAD_SEQ', `a block stream starts at a seq from 0, got ${fromSeq}`, 'invalid');
+  let seq = fromSeq;
+  while (!signal?.aborted) {
+    const top = store.head()?.seq ?? -1;
+    if (seq > top) {
+      await head.next(signal);
+      continue;
+    }
+    const block = await store.blocks.bySeq(seq);
+    if (!block) throw new LedgerError('BLOCK_MISSING', `committed block at seq ${seq} is not in the store`, 'internal');
+    const receipts: Receipt[] = [];
+    for (const tx of block.transactions) {
+      const receipt = await store.receipts.byTxHash(transactionHash(store.chainId, tx));
+      if (!receipt) throw new LedgerError('RECEIPT_MISSING', `no receipt for a transaction of seq ${seq}`, 'internal');
+      receipts.push(receipt);
+    }
+    yield { block, seq, receipts };
+    seq++;
+  }
+}

@@ -1,0 +1,48 @@
+import type { Block } from '../protocol/block.js';
+import type { CredentialRecord } from '../protocol/credential-records.js';
+import type { Receipt } from '../protocol/receipt.js';
+import type { Account, DidRecord, ValidatorRecord } from '../protocol/records.js';
+import type { Transaction } from '../protocol/transaction.js';
+import type { ChainStore } from '../state/chain-store.js';
+
+/** What a plugin may read of committed state: lookups only, never a write path. */
+export interface ChainView {
+  head(): { seq: number; height: number; hash: Uint8Array } | undefined;
+  blockBySeq(seq: number): Promise<Block | undefined>;
+  blockByHeight(height: number): Promise<Block | undefined>;
+  blockByHash(hash: Uint8Array): Promise<Block | undefined>;
+  receipt(txHash: string): Promise<Receipt | undefined>;
+  transaction(txHash: string): Promise<{ tx: Transaction; seq: number; index: number } | undefined>;
+  account(address: Uint8Array): Promise<Account>;
+  did(identifier: Uint8Array): Promise<DidRecord | undefined>;
+  credential(id: Uint8Array): Promise<CredentialRecord | undefined>;
+  credentialsByIssuer(issuer: Uint8Array): Promise<CredentialRecord[]>;
+  validator(address: Uint8Array): Promise<ValidatorRecord | undefined>;
+  validators(): Promise<Array<{ address: Uint8Array; validator: ValidatorRecord }>>;
+  /** undefined when the issuer has no such list */
+  isRevoked(issuer: Uint8Array, list: number, index: number): Promise<boolean | undefined>;
+}
+
+export function chainView(store: ChainStore): ChainView {
+  return {
+    head: () => {
+      const h = store.head();
+      return h ? { seq: h.seq, height: h.height, hash: Uint8Array.from(h.hash) } : undefined;
+    },
+    blockBySeq: (seq) => store.blocks.bySeq(seq),
+    blockByHeight: (height) => store.blocks.byHeight(height),
+    blockByHash: (hash) => store.blocks.byHash(hash),
+    receipt: (txHash) => store.receipts.byTxHash(txHash),
+    transaction: async (txHash) => {
+      const found = await store.getTransaction(txHash);
+      return found ? { tx: found.tx, seq: found.seq, index: found.index } : undefined;
+    },
+    account: (address) => store.accounts.get(address),
+    did: (identifier) => store.dids.get(identifier),
+    credential: (id) => store.credentials.get(id),
+    credentialsByIssuer: (issuer) => store.credentials.byIssuer(issuer),
+    validator: (address) => store.validators.get(address),
+    validators: () => store.validators.list(),
+    isRevoked: async (issuer, list, index) => (await store.credentials.revocationList(issuer, list))?.isRevoked(index),
+  };
+}

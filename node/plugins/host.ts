@@ -1,0 +1,114 @@
+import type { Registry } from 'prom-client';
+import type { PluginConfig } from '../config/schema.js';
+import { HttpServer } from '../http/server.js';
+import type { Logger } from '../logging.js';
+import type { Mempool } from '../mempool/index.js';
+import type { ChainStore } from '../state/chain-store.js';
+import type { Database } from '../state/db.js';
+import { committedBlocks, type HeadSignal } from './block-stream.js';
+import { chainView } from './chain-view.js';
+import type { Plugin, PluginContext } from './types.js';
+
+/**
+ * Starts the enabled plugins in order, each with its own PluginContext and HTTP port, and stops
+ * them in reverse order. A plugin that fails to start is logged with its error, its port is
+ * closed, and the node runs on without it: a plugin can only read chain state, write its own
+ * namespace and submit signed transactions, so a failed one leaves nothing of the node's behind.
+ */
+
+/** a plugin route may read less with readBody(max); this is the cap of its HTTP server */
+const PLUGIN_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface PluginHostDeps {
+  chainId: string;
+  network: string;
+  store: ChainStore;
+  db: Database;
+  mempool: Mempool;
+  head: HeadSignal;
+  metrics: Registry;
+  log: Logger;
+}
+
+export type PluginState = { name: string; state: 'running'; url: string } | { name: string; state: 'failed'; error: string };
+
+interface Running {
+  plugin: Plugin;
+  http: HttpServer;
+  abort: AbortController;
+}
+
+export class PluginHost {
+  private readonly running: Running[] = [];
+  private readonly started: PluginState[] = [];
+
+  constructor(private readonly d: PluginHostDeps) {}
+
+  /** Starts each plugin whose config section is enabled; `available` are the plugins that exist. */
+  async start(available: readonly Plugin[], config: Readonly<Record<string, PluginConfig>>): Promise<PluginState[]> {
+    const known = new Set(available.map((p) => p.name));
+    for (const [name, section] of Object.entries(config)) {
+      if (section.enabled && !known.has(name)) this.d.log.warn({ plugin: name }, `plugin ${name} is enabled in the config but not available in this version; the node runs without it`);
+    }
+    for (const plugin of available) {
+      const section = config[plugin.name];
+      if (section?.enabled) this.started.push(await this.startOne(plugin, section));
+    }
+    return this.states();
+  }
+
+  private async startOne(plugin: Plugin, section: PluginConfig): Promise<PluginState> {
+    const log = this.d.log.child({ plugin: plugin.name });
+    const http = new HttpServer({ host: section.host, port: section.port, maxBodyBytes: PLUGIN_MAX_BODY_BYTES, log });
+    const abort = new AbortController();
+    const ctx = this.context(plugin, section, http, abort.signal, log);
+    try {
+      await plugin.start(ctx);
+      const bound = await http.listen();
+      const url = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`;
+      this.running.push({ plugin, http, abort });
+      log.info({ url }, `plugin ${plugin.name} started`);
+      return { name: plugin.name, state: 'running', url };
+    } catch (err) {
+      log.error({ err }, `plugin ${plugin.name} failed to start; the node runs without it`);
+      abort.abort();
+      await plugin.stop().catch((stopErr: unknown) => log.warn({ err: stopErr }, `plugin ${plugin.name} failed to stop after a failed start`));
+      await http.close();
+      return { name: plugin.name, state: 'failed', error: (err as Error).message };
+    }
+  }
+
+  private context(plugin: Plugin, config: PluginConfig, http: HttpServer, stopped: AbortSignal, log: Logger): PluginContext {
+    const { store, head, mempool } = this.d;
+    return {
+      name: plugin.name,
+      chainId: this.d.chainId,
+      network: this.d.network,
+      chain: chainView(store),
+      blocks: (fromSeq, signal) => committedBlocks(store, head, fromSeq, signal ? AbortSignal.any([signal, stopped]) : stopped),
+      submit: async (txJson) => (await mempool.admitJson(txJson)).hash,
+      store: this.d.db.pluginStore(plugin.name),
+      http,
+      log,
+      metrics: this.d.metrics,
+      config: { ...config },
+    };
+  }
+
+  states(): PluginState[] {
+    return [...this.started];
+  }
+
+  /** Stops the running plugins, last started first; each plugin's streams end before its stop(). */
+  async stop(): Promise<void> {
+    for (const r of this.running.splice(0).reverse()) {
+      r.abort.abort();
+      try {
+        await r.plugin.stop();
+      } catch (err) {
+        this.d.log.warn({ err, plugin: r.plugin.name }, `plugin ${r.plugin.name} failed to stop cleanly`);
+      }
+      await r.http.close();
+    }
+  }
+}
