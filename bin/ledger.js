@@ -1,4 +1,5 @@
 #!/usr/bin/env node
 import { runCli } from '../dist/node/cli/main.js';
+import { availablePlugins } from '../dist/plugins/index.js';
 
-await runCli();
+await runCli(undefined, availablePlugins());

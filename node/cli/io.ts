@@ -1,3 +1,4 @@
+import type { Plugin } from '../plugins/types.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** Where a command writes and what it reads from its environment; tests pass their own. */
@@ -6,6 +7,8 @@ export interface CliIo {
   stderr(text: string): void;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
+  /** the service plugins of this build, from the entry point (node/ never imports plugins/) */
+  plugins?: readonly Plugin[];
 }
 
 export const EXIT_OK = 0;

@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import type { Plugin } from '../plugins/types.js';
 import { isLedgerError } from '../errors.js';
 import { RpcError, RpcTransportError } from '../client/errors.js';
 import { devnetHelp, runDevnet } from './commands/devnet.js';
@@ -104,9 +105,9 @@ export function processIo(): CliIo {
   };
 }
 
-/** The bin entry point. `start` exits explicitly once the node has closed. */
-export async function runCli(argv = process.argv.slice(2)): Promise<void> {
-  const code = await main(argv, processIo());
+/** The bin entry point, given the plugins of this build. `start` exits explicitly once the node has closed. */
+export async function runCli(argv = process.argv.slice(2), plugins: readonly Plugin[] = []): Promise<void> {
+  const code = await main(argv, { ...processIo(), plugins });
   if (argv[0] === 'start') process.exit(code);
   process.exitCode = code;
 }

@@ -72,7 +72,7 @@ export async function runStart(argv: string[], io: CliIo): Promise<number> {
     log.warn(`${SUBJECT_ENUMERATION_ENV}=1: ledger_credentialsBySubject is enabled; anyone who can reach the RPC port can list the credentials of any subject`);
   }
 
-  const node = await startNode(config, log);
+  const node = await startNode(config, log, { plugins: io.plugins ?? [] });
   printJson(io, { rpc_url: node.rpcUrl, p2p: node.p2pAddrs });
 
   return new Promise<number>((resolveExit) => {

@@ -1,0 +1,28 @@
+import type { Plugin, PluginContext } from '../../node/plugins/types.js';
+import { mountApi } from './api.js';
+import { Indexer } from './indexer.js';
+
+/**
+ * The explorer (seed 002): indexes committed blocks from the plugin context's block stream into
+ * its own namespace and serves the REST API on its own port (default 8081). Docs: docs/explorer.md.
+ */
+export function createExplorer(): Plugin {
+  let loop: Promise<void> | undefined;
+  const abort = new AbortController();
+  return {
+    name: 'explorer',
+    async start(ctx: PluginContext) {
+      const indexer = new Indexer(ctx.store, ctx.network);
+      mountApi(ctx);
+      const from = await indexer.cursor();
+      loop = (async () => {
+        for await (const c of ctx.blocks(from, abort.signal)) await indexer.apply(c);
+      })().catch((err: unknown) => ctx.log.error({ err }, 'the explorer indexer stopped'));
+      ctx.log.info({ from_seq: from }, 'explorer indexing');
+    },
+    async stop() {
+      abort.abort();
+      await loop;
+    },
+  };
+}

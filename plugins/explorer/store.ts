@@ -1,0 +1,49 @@
+import type { BinarySublevel } from '../../node/state/db.js';
+import { parseJson, stringifyJson } from '../../node/protocol/json.js';
+
+/**
+ * The explorer's LevelDB layout, in its own namespace. Keys are ASCII with fixed-width decimal
+ * numbers, so key order is numeric order and a reverse range read gives newest first:
+ *
+ *   cursor                          the next seq to index (written with each block's rows)
+ *   count:<name>                    totals: blocks, txs, addresses, txaddr:<address>, txtype:<type>
+ *   block:<height 16>               block row
+ *   tx:<hash>                       transaction row (detail form)
+ *   txseq:<seq 12>:<index 6>        tx hash, every transaction in chain order
+ *   txaddr:<address>:<seq>:<index>  tx hash, by sender and by recipient
+ *   txtype:<type>:<seq>:<index>     tx hash, by payload type
+ *   addr:<address>                  address row
+ */
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export const key = (text: string): Uint8Array => enc.encode(text);
+export const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+export const position = (seq: number, index: number): string => `${pad(seq, 12)}:${pad(index, 6)}`;
+
+export async function getJson<T>(store: BinarySublevel, k: string): Promise<T | undefined> {
+  const v = await store.get(key(k));
+  return v === undefined ? undefined : (parseJson(dec.decode(v)) as T);
+}
+
+export function jsonValue(value: unknown): Uint8Array {
+  return enc.encode(stringifyJson(value));
+}
+
+export async function getNumber(store: BinarySublevel, k: string): Promise<number> {
+  const v = await store.get(key(k));
+  return v === undefined ? 0 : Number(dec.decode(v));
+}
+
+/** Values of keys `prefix…`, newest (greatest key) first, skipping `offset`. */
+export async function listNewest(store: BinarySublevel, prefix: string, offset: number, limit: number): Promise<string[]> {
+  const out: string[] = [];
+  let skipped = 0;
+  for await (const v of store.values({ gte: key(prefix), lt: key(`${prefix}\xff`), reverse: true })) {
+    if (skipped++ < offset) continue;
+    out.push(dec.decode(v));
+    if (out.length >= limit) break;
+  }
+  return out;
+}

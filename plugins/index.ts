@@ -1,0 +1,7 @@
+import type { Plugin } from '../node/plugins/types.js';
+import { createExplorer } from './explorer/index.js';
+
+/** The service plugins this build has; the entry point hands them to the node's plugin host. */
+export function availablePlugins(): Plugin[] {
+  return [createExplorer()];
+}
