@@ -17,6 +17,8 @@ import { getJson, getNumber, listNewest, pad } from './store.js';
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 const MAX_PAGE = 1_000_000;
+/** a transaction's JSON is at most 16 KiB; the body wraps it once more as a string */
+const MAX_BROADCAST_BYTES = 64 * 1024;
 
 export interface Paging {
   page: number;
@@ -74,6 +76,16 @@ export function mountApi(ctx: PluginContext): void {
       ...row,
       transactions: txs.map((t) => ({ hash: t.hash, tx_index: t.tx_index, sender: t.sender, type: t.type, recipient: t.recipient, amount: t.amount, fee: t.fee, status: t.status, timestamp_ms: t.timestamp_ms })),
     });
+  });
+
+  // the one write: relays a signed transaction to the local mempool; the explorer never signs
+  ctx.http.route('POST', '/api/v1/txs/broadcast', async (r) => {
+    const body = await r.readJson(MAX_BROADCAST_BYTES);
+    const tx = (body as { tx?: unknown } | null)?.tx;
+    if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof tx !== 'string') {
+      throw invalid('BAD_BODY', 'the body is {"tx": "<the JSON text of a signed transaction>"}');
+    }
+    r.json(200, { tx_hash: await ctx.submit(tx) });
   });
 
   route('/api/v1/txs', async (r) => {

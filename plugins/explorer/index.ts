@@ -1,6 +1,7 @@
 import type { Plugin, PluginContext } from '../../node/plugins/types.js';
 import { mountApi } from './api.js';
 import { Indexer } from './indexer.js';
+import { mountValidatorsApi } from './validators-api.js';
 
 /**
  * The explorer (seed 002): indexes committed blocks from the plugin context's block stream into
@@ -14,6 +15,7 @@ export function createExplorer(): Plugin {
     async start(ctx: PluginContext) {
       const indexer = new Indexer(ctx.store, ctx.network);
       mountApi(ctx);
+      mountValidatorsApi(ctx);
       const from = await indexer.cursor();
       loop = (async () => {
         for await (const c of ctx.blocks(from, abort.signal)) await indexer.apply(c);

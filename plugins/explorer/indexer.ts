@@ -50,6 +50,11 @@ export class Indexer {
     const block = blockRow(c.block, at);
     put(`block:${pad(c.block.header.height, 16)}`, block);
     await bump('blocks');
+    if (c.seq > 0) {
+      put(`proposed:${block.proposer}:${pad(c.block.header.height, 16)}`, block.height);
+      await bump(`proposed:${block.proposer}`);
+      await bump('proposed');
+    }
     const txs: TxRow[] = [];
     const addresses = new Map<string, AddressRecord>();
     for (const [i, tx] of c.block.transactions.entries()) {

@@ -6,13 +6,15 @@ import { parseJson, stringifyJson } from '../../node/protocol/json.js';
  * numbers, so key order is numeric order and a reverse range read gives newest first:
  *
  *   cursor                          the next seq to index (written with each block's rows)
- *   count:<name>                    totals: blocks, txs, addresses, txaddr:<address>, txtype:<type>
+ *   count:<name>                    totals: blocks, txs, addresses, proposed, txaddr:<address>,
+ *                                   txtype:<type>, proposed:<address>
  *   block:<height 16>               block row
  *   tx:<hash>                       transaction row (detail form)
  *   txseq:<seq 12>:<index 6>        tx hash, every transaction in chain order
  *   txaddr:<address>:<seq>:<index>  tx hash, by sender and by recipient
  *   txtype:<type>:<seq>:<index>     tx hash, by payload type
  *   addr:<address>                  address row
+ *   proposed:<address>:<height 16>  height of a block the address proposed (genesis has no proposer)
  */
 
 const enc = new TextEncoder();

@@ -8,8 +8,9 @@ import { toHex } from '../../../node/protocol/bytes.js';
 import { transactionHash } from '../../../node/protocol/transaction.js';
 import { openDatabase, type Database } from '../../../node/state/db.js';
 import { createExplorer } from '../../../plugins/explorer/index.js';
-import { nextBlock } from '../../fixtures/chain-blocks.js';
-import { CHAIN, setup } from '../../rpc/ledger/harness.js';
+import { VALIDATORS, nextBlock } from '../../fixtures/chain-blocks.js';
+import { CHAIN, UNBONDER, funder, setup } from '../../rpc/ledger/harness.js';
+import { buildTransfer, signAndEncode } from '../../../node/client/builder.js';
 
 /** The explorer on a real ChainStore (genesis and two blocks of signed transfers), through the plugin host. */
 async function explorer(t: Test, db?: Database) {
@@ -27,7 +28,7 @@ async function explorer(t: Test, db?: Database) {
     };
     // the indexer catches up from the stream in the background
     for (let i = 0; i < 100 && (await get('/api/v1/blocks')).body.total < (node.store.head()!.seq + 1); i++) await new Promise((r) => setTimeout(r, 20));
-    return { host, get };
+    return { host, get, url };
   };
   return { ...node, start };
 }
@@ -104,4 +105,40 @@ t.test('a restarted explorer resumes at its cursor: no gap, no duplicate', async
   const txs = await second.get('/api/v1/txs?limit=100');
   t.equal(txs.body.total, txs.body.data.length);
   t.equal(new Set(txs.body.data.map((r: { hash: string }) => r.hash)).size, txs.body.total);
+});
+
+t.test('validators: live stake and status with the blocks each proposed; a summary; sort and 404', async (t) => {
+  const { start } = await explorer(t);
+  const { get } = await start();
+  const list = await get('/api/v1/validators');
+  t.equal(list.status, 200);
+  const proposer = formatAddress(VALIDATORS[0]!.address);
+  t.match(list.body, { total: 3, page: 1, limit: 20, summary: { total_validators: 3, active_validators: 2, total_blocks_proposed: 2 } });
+  t.equal(list.body.summary.total_staked, (VALIDATORS[0]!.stake + VALIDATORS[1]!.stake + 7n).toString());
+  t.match(list.body.data.find((v: { address: string }) => v.address === proposer), { blocks_proposed: 2, active: true, staked: VALIDATORS[0]!.stake.toString(), unbonding: '0' });
+  const unbonding = list.body.data.find((v: { address: string }) => v.address === formatAddress(UNBONDER));
+  t.match(unbonding, { staked: '7', unbonding: (2n ** 70n + 3n).toString(), reputation: 900, active: false });
+  t.same((await get('/api/v1/validators?sort=blocks_proposed')).body.data[0].address, proposer);
+  t.equal((await get('/api/v1/validators?sort=age')).status, 400);
+  const one = await get(`/api/v1/validators/${proposer}`);
+  t.equal(one.body.recent_blocks.length, 2);
+  t.equal(one.body.recent_blocks[0].proposer, proposer);
+  t.equal((await get(`/api/v1/validators/${formatAddress(new Uint8Array(20).fill(9))}`)).status, 404);
+});
+
+t.test('POST /txs/broadcast relays a signed transaction to the local mempool, and refuses anything else', async (t) => {
+  const { start, mempool } = await explorer(t);
+  const { url } = await start();
+  const post = async (body: string) => {
+    const res = await fetch(`${url}/api/v1/txs/broadcast`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
+  const signed = signAndEncode(CHAIN, buildTransfer({ senderPubkey: funder.publicKey, nonce: 0, to: new Uint8Array(20).fill(1), amount: 5n }), funder.seed);
+  const ok = await post(JSON.stringify({ tx: signed.json }));
+  t.same(ok, { status: 200, body: { tx_hash: signed.hash } });
+  t.ok(mempool.has(signed.hash));
+  t.match(await post('{"tx": 5}'), { status: 400, body: { detail: /the body is \{"tx"/ } });
+  t.match(await post('not json'), { status: 400 });
+  t.match(await post(JSON.stringify({ tx: '{"nonce": 1}' })), { status: 400 });
+  t.equal((await fetch(`${url}/api/v1/txs/broadcast`)).status, 405, 'GET is not allowed');
 });
