@@ -1,4 +1,6 @@
 import type { Block } from '../protocol/block.js';
+import { didDocumentRpc, type DidDocumentRpc } from '../protocol/did-document.js';
+import { credentialView } from '../rpc/ledger/credential-view.js';
 import type { CredentialRecord } from '../protocol/credential-records.js';
 import type { Receipt } from '../protocol/receipt.js';
 import type { Account, DidRecord, ValidatorRecord } from '../protocol/records.js';
@@ -21,9 +23,13 @@ export interface ChainView {
   validators(): Promise<Array<{ address: Uint8Array; validator: ValidatorRecord }>>;
   /** undefined when the issuer has no such list */
   isRevoked(issuer: Uint8Array, list: number, index: number): Promise<boolean | undefined>;
+  /** the answer of ledger_credentialVerify: null unless the credential is registered */
+  verifyCredential(id: Uint8Array): Promise<{ valid: boolean; credential: Record<string, unknown>; revoked: boolean } | null>;
+  /** the DID document as ledger_didResolve returns it, or null */
+  resolveDid(identifier: Uint8Array): Promise<DidDocumentRpc | null>;
 }
 
-export function chainView(store: ChainStore): ChainView {
+export function chainView(store: ChainStore, network: string): ChainView {
   return {
     head: () => {
       const h = store.head();
@@ -44,5 +50,16 @@ export function chainView(store: ChainStore): ChainView {
     validator: (address) => store.validators.get(address),
     validators: () => store.validators.list(),
     isRevoked: async (issuer, list, index) => (await store.credentials.revocationList(issuer, list))?.isRevoked(index),
+    verifyCredential: async (id) => {
+      const c = await store.credentials.get(id);
+      if (c?.status !== 'registered') return null;
+      const revoked = c.revokedMs !== null;
+      const issuerActive = (await store.dids.get(c.issuer))?.active ?? false;
+      return { valid: !revoked, credential: credentialView(c, network, issuerActive), revoked };
+    },
+    resolveDid: async (identifier) => {
+      const record = await store.dids.get(identifier);
+      return record ? didDocumentRpc(record) : null;
+    },
   };
 }

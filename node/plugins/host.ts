@@ -84,7 +84,7 @@ export class PluginHost {
       name: plugin.name,
       chainId: this.d.chainId,
       network: this.d.network,
-      chain: chainView(store),
+      chain: chainView(store, this.d.network),
       blocks: (fromSeq, signal) => committedBlocks(store, head, fromSeq, signal ? AbortSignal.any([signal, stopped]) : stopped),
       submit: async (txJson) => (await mempool.admitJson(txJson)).hash,
       store: this.d.db.pluginStore(plugin.name),

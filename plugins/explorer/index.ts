@@ -1,5 +1,6 @@
 import type { Plugin, PluginContext } from '../../node/plugins/types.js';
 import { mountApi } from './api.js';
+import { mountIdentityApi } from './identity-api.js';
 import { Indexer } from './indexer.js';
 import { mountValidatorsApi } from './validators-api.js';
 
@@ -13,9 +14,10 @@ export function createExplorer(): Plugin {
   return {
     name: 'explorer',
     async start(ctx: PluginContext) {
-      const indexer = new Indexer(ctx.store, ctx.network);
+      const indexer = new Indexer({ store: ctx.store, network: ctx.network, credential: (id) => ctx.chain.credential(id) });
       mountApi(ctx);
       mountValidatorsApi(ctx);
+      mountIdentityApi(ctx);
       const from = await indexer.cursor();
       loop = (async () => {
         for await (const c of ctx.blocks(from, abort.signal)) await indexer.apply(c);

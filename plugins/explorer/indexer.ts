@@ -1,7 +1,9 @@
 import type { CommittedBlock } from '../../node/chain/app.js';
-import type { BinarySublevel, StoreOp } from '../../node/state/db.js';
+import type { CredentialRecord } from '../../node/protocol/credential-records.js';
+import type { BinarySublevel } from '../../node/state/db.js';
+import { indexIdentity } from './identity-index.js';
 import { blockRow, txRow, type BlockRow, type TxRow } from './rows.js';
-import { getJson, getNumber, jsonValue, key, pad, position } from './store.js';
+import { Batch, getNumber, pad, position } from './store.js';
 
 /**
  * Indexes committed blocks into the explorer's namespace. One LevelDB batch per block holds its
@@ -26,66 +28,65 @@ export interface Indexed {
   txs: TxRow[];
 }
 
+export interface IndexerDeps {
+  store: BinarySublevel;
+  network: string;
+  /** a credential's record in committed state (its registered fields never change) */
+  credential(id: Uint8Array): Promise<CredentialRecord | undefined>;
+  now?: () => Date;
+}
+
 export class Indexer {
-  constructor(
-    private readonly store: BinarySublevel,
-    private readonly network: string,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+  constructor(private readonly d: IndexerDeps) {}
 
   /** The next seq to index. */
   cursor(): Promise<number> {
-    return getNumber(this.store, 'cursor');
+    return getNumber(this.d.store, 'cursor');
   }
 
   async apply(c: CommittedBlock): Promise<Indexed> {
     const expected = await this.cursor();
     if (c.seq !== expected) throw new Error(`the explorer index expects seq ${expected}, got ${c.seq}`);
-    const at = this.now().toISOString();
-    const ops: StoreOp[] = [];
-    const put = (k: string, v: unknown) => ops.push({ type: 'put', key: key(k), value: typeof v === 'string' ? key(v) : jsonValue(v) } as StoreOp);
-    const counts = new Map<string, number>();
-    const bump = async (name: string) => counts.set(name, (counts.get(name) ?? (await getNumber(this.store, `count:${name}`))) + 1);
+    const at = (this.d.now ?? (() => new Date()))().toISOString();
+    const b = new Batch(this.d.store);
 
     const block = blockRow(c.block, at);
-    put(`block:${pad(c.block.header.height, 16)}`, block);
-    await bump('blocks');
+    b.put(`block:${pad(c.block.header.height, 16)}`, block);
+    await b.add('blocks');
     if (c.seq > 0) {
-      put(`proposed:${block.proposer}:${pad(c.block.header.height, 16)}`, block.height);
-      await bump(`proposed:${block.proposer}`);
-      await bump('proposed');
+      b.put(`proposed:${block.proposer}:${pad(c.block.header.height, 16)}`, block.height);
+      await b.add(`proposed:${block.proposer}`);
+      await b.add('proposed');
     }
     const txs: TxRow[] = [];
-    const addresses = new Map<string, AddressRecord>();
     for (const [i, tx] of c.block.transactions.entries()) {
       const row = txRow(tx, c.receipts[i]!, c.block, at);
       txs.push(row);
       const pos = position(c.seq, i);
-      put(`tx:${row.hash}`, row);
-      put(`txseq:${pos}`, row.hash);
-      put(`txtype:${row.type}:${pos}`, row.hash);
-      await bump('txs');
-      await bump(`txtype:${row.type}`);
+      b.put(`tx:${row.hash}`, row);
+      b.put(`txseq:${pos}`, row.hash);
+      b.put(`txtype:${row.type}:${pos}`, row.hash);
+      await b.add('txs');
+      await b.add(`txtype:${row.type}`);
       for (const a of new Set([row.sender, ...(row.recipient ? [row.recipient] : [])])) {
-        put(`txaddr:${a}:${pos}`, row.hash);
-        await bump(`txaddr:${a}`);
-        const prev = addresses.get(a) ?? (await getJson<AddressRecord>(this.store, `addr:${a}`));
-        if (!prev) await bump('addresses');
-        addresses.set(a, {
+        b.put(`txaddr:${a}:${pos}`, row.hash);
+        await b.add(`txaddr:${a}`);
+        const prev = await b.get<AddressRecord>(`addr:${a}`);
+        if (!prev) await b.add('addresses');
+        b.put(`addr:${a}`, {
           address: a,
           first_seen: prev?.first_seen ?? row.timestamp_ms,
           last_seen: row.timestamp_ms,
           tx_count: (prev?.tx_count ?? 0) + 1,
-          did: prev?.did ?? (tx.payload.kind === 'DidCreate' && a === row.sender && row.status === 'success' ? `did:ledger:${this.network}:${a}` : null),
+          did: prev?.did ?? (tx.payload.kind === 'DidCreate' && a === row.sender && row.status === 'success' ? `did:ledger:${this.d.network}:${a}` : null),
           created_at: prev?.created_at ?? at,
           updated_at: at,
-        });
+        } satisfies AddressRecord);
       }
+      await indexIdentity(b, { network: this.d.network, tx, receipt: c.receipts[i]!, row, pos, at, credential: this.d.credential });
     }
-    for (const [a, row] of addresses) put(`addr:${a}`, row);
-    for (const [name, n] of counts) put(`count:${name}`, String(n));
-    put('cursor', String(c.seq + 1));
-    await this.store.batch(ops as never);
+    b.put('cursor', String(c.seq + 1));
+    await this.d.store.batch(b.ops() as never);
     return { block, txs };
   }
 }

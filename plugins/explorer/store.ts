@@ -49,3 +49,33 @@ export async function listNewest(store: BinarySublevel, prefix: string, offset: 
   }
   return out;
 }
+
+/**
+ * The writes of one indexed block: rows and totals are read through it, so a row written twice
+ * in one block (created, then updated) sees its own first write. `ops()` is one atomic batch.
+ */
+export class Batch {
+  private readonly rows = new Map<string, unknown>();
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly store: BinarySublevel) {}
+
+  put(k: string, value: unknown): void {
+    this.rows.set(k, value);
+  }
+
+  async get<T>(k: string): Promise<T | undefined> {
+    return this.rows.has(k) ? (this.rows.get(k) as T) : getJson<T>(this.store, k);
+  }
+
+  async add(name: string, delta = 1): Promise<void> {
+    this.counts.set(name, (this.counts.get(name) ?? (await getNumber(this.store, `count:${name}`))) + delta);
+  }
+
+  ops(): Array<{ type: 'put'; key: Uint8Array; value: Uint8Array }> {
+    const out: Array<{ type: 'put'; key: Uint8Array; value: Uint8Array }> = [];
+    for (const [k, v] of this.rows) out.push({ type: 'put', key: key(k), value: typeof v === 'string' ? key(v) : jsonValue(v) });
+    for (const [name, n] of this.counts) out.push({ type: 'put', key: key(`count:${name}`), value: key(String(n)) });
+    return out;
+  }
+}
