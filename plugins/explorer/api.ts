@@ -5,7 +5,7 @@ import { parseAddress } from '../../node/protocol/address.js';
 import { transactionHash } from '../../node/protocol/transaction.js';
 import type { AddressRecord } from './indexer.js';
 import { txListRow, type BlockRow, type TxRow } from './rows.js';
-import { getJson, getNumber, listNewest, pad } from './store.js';
+import { getJson, getNumber, listNewest, pad, scan } from './store.js';
 
 /**
  * The explorer's REST routes under /api/v1 (seed 002), read from the explorer's own index, plus
@@ -36,6 +36,15 @@ export function paging(query: URLSearchParams): Paging {
   const page = positiveInt(query.get('page'), 'page', MAX_PAGE, 1);
   const limit = positiveInt(query.get('limit'), 'limit', MAX_LIMIT, DEFAULT_LIMIT);
   return { page, limit, offset: (page - 1) * limit };
+}
+
+const MAX_TIME = 9_999_999_999_999_999;
+
+/** Unix ms; undefined when absent. */
+function timeParam(text: string | null, name: string): number | undefined {
+  if (text === null) return undefined;
+  if (!/^\d{1,16}$/.test(text)) throw invalid('BAD_QUERY', `${name} must be Unix milliseconds (an integer), got ${JSON.stringify(text.slice(0, 32))}`);
+  return Number(text);
 }
 
 function address(text: string): string {
@@ -92,10 +101,28 @@ export function mountApi(ctx: PluginContext): void {
     const type = r.query.get('type');
     const who = r.query.get('address');
     if (type !== null && !/^[A-Za-z]{1,32}$/.test(type)) throw invalid('BAD_QUERY', 'type must be a payload kind such as Transfer');
-    if (who !== null) return list(r, `txaddr:${address(who)}:`, `txaddr:${who}`, 'tx:', txListRow);
+    if (who !== null) address(who);
+    const from = timeParam(r.query.get('from_time'), 'from_time');
+    const to = timeParam(r.query.get('to_time'), 'to_time');
+    if (from !== undefined || to !== undefined) return timeWindow(r, from ?? 0, to ?? MAX_TIME, (row) => (type === null || row.type === type) && (who === null || row.sender === who || row.recipient === who));
+    if (who !== null) return list(r, `txaddr:${who}:`, `txaddr:${who}`, 'tx:', txListRow);
     if (type !== null) return list(r, `txtype:${type}:`, `txtype:${type}`, 'tx:', txListRow);
     return list(r, 'txseq:', 'txs', 'tx:', txListRow);
   });
+  /** Transactions with from ≤ block time ≤ to, newest first, through the time index; `total` counts the matches. */
+  const timeWindow = async (r: RequestContext, from: number, to: number, keep: (row: TxRow) => boolean) => {
+    if (from > to) throw invalid('BAD_QUERY', 'from_time must not be after to_time');
+    const p = paging(r.query);
+    const data: TxRow[] = [];
+    let total = 0;
+    for await (const [, hash] of scan(store, `txtime:${pad(from, 16)}`, `txtime:${pad(to + 1, 16)}`, true)) {
+      const row = await getJson<TxRow>(store, `tx:${hash}`);
+      if (!row || !keep(row)) continue;
+      if (total++ >= p.offset && data.length < p.limit) data.push(row);
+    }
+    r.json(200, { data: data.map(txListRow), total, page: p.page, limit: p.limit });
+  };
+
   route(/^\/api\/v1\/txs\/([0-9a-f]{64})$/, async (r) => {
     const row = await getJson<TxRow>(store, `tx:${r.params[0]}`);
     if (!row) return r.problem(404, `no transaction ${r.params[0]}`);
@@ -106,15 +133,19 @@ export function mountApi(ctx: PluginContext): void {
     const a = address(r.params[0]!);
     const rec = await getJson<AddressRecord>(store, `addr:${a}`);
     if (!rec) return r.problem(404, `no transaction involves ${a}`);
-    const bytes = parseAddress(a);
-    const account = await ctx.chain.account(bytes).catch(() => ({ balance: 0n, nonce: 0n }));
-    const validator = await ctx.chain.validator(bytes).catch(() => undefined);
-    r.json(200, { ...addressRow(rec, validator !== undefined && validator.staked > 0n), balance: account.balance.toString(), nonce: account.nonce.toString() });
+    const account = await ctx.chain.account(parseAddress(a)).catch(() => ({ balance: 0n, nonce: 0n }));
+    r.json(200, { ...addressRow(rec, await isValidator(ctx, a)), balance: account.balance.toString(), nonce: account.nonce.toString() });
   });
   route(/^\/api\/v1\/addresses\/([1-9A-HJ-NP-Za-km-z]{1,40})\/txs$/, (r) => {
     const a = address(r.params[0]!);
     return list(r, `txaddr:${a}:`, `txaddr:${a}`, 'tx:', txListRow);
   });
+}
+
+/** A validator record with stake, read live; false when the read fails. */
+export async function isValidator(ctx: PluginContext, address: string): Promise<boolean> {
+  const v = await ctx.chain.validator(parseAddress(address)).catch(() => undefined);
+  return v !== undefined && v.staked > 0n;
 }
 
 export function addressRow(rec: AddressRecord, isValidator: boolean) {

@@ -10,7 +10,7 @@ import type { Batch } from './store.js';
 /**
  * DIDs and credentials, from the events in a transaction's receipt:
  *
- *   did:<did>                        DID row;  didseq:<pos> -> did
+ *   did:<did>                        DID row;  didseq:<pos> and didtime:<ms 16>:<pos> -> did
  *   cred:<urn>                       credential row (from its registration on)
  *   credseq:<pos>, credissuer:<did>:<pos>, credsubject:<did>:<pos>, credtype:<type>:<pos>,
  *   creddid:<did>:<pos>              -> urn (creddid holds both the issuer and the subject)
@@ -80,6 +80,7 @@ export async function indexIdentity(b: Batch, s: Source): Promise<void> {
           created_at: s.at,
         } satisfies DidRow);
         b.put(`didseq:${s.pos}`, e.did);
+        b.put(`didtime:${s.row.timestamp_ms.padStart(16, '0')}:${s.pos}`, e.did);
         await b.add('dids');
         await b.add('dids_active');
         break;

@@ -2,6 +2,8 @@ import type { Plugin, PluginContext } from '../../node/plugins/types.js';
 import { mountApi } from './api.js';
 import { mountIdentityApi } from './identity-api.js';
 import { Indexer } from './indexer.js';
+import { mountSearchApi } from './search-api.js';
+import { mountStatsApi } from './stats-api.js';
 import { mountValidatorsApi } from './validators-api.js';
 
 /**
@@ -18,6 +20,8 @@ export function createExplorer(): Plugin {
       mountApi(ctx);
       mountValidatorsApi(ctx);
       mountIdentityApi(ctx);
+      mountStatsApi(ctx);
+      mountSearchApi(ctx);
       const from = await indexer.cursor();
       loop = (async () => {
         for await (const c of ctx.blocks(from, abort.signal)) await indexer.apply(c);

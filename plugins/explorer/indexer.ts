@@ -52,6 +52,8 @@ export class Indexer {
 
     const block = blockRow(c.block, at);
     b.put(`block:${pad(c.block.header.height, 16)}`, block);
+    b.put(`blockhash:${block.hash}`, block.height);
+    b.put(`blocktime:${pad(c.block.header.timestampMs, 16)}:${pad(c.block.header.height, 16)}`, block.height);
     await b.add('blocks');
     if (c.seq > 0) {
       b.put(`proposed:${block.proposer}:${pad(c.block.header.height, 16)}`, block.height);
@@ -66,13 +68,24 @@ export class Indexer {
       b.put(`tx:${row.hash}`, row);
       b.put(`txseq:${pos}`, row.hash);
       b.put(`txtype:${row.type}:${pos}`, row.hash);
+      b.put(`txtime:${pad(c.block.header.timestampMs, 16)}:${pos}`, row.hash);
       await b.add('txs');
+      if ((await b.get(`sender:${row.sender}`)) === undefined) {
+        b.put(`sender:${row.sender}`, '1');
+        await b.add('senders');
+      }
       await b.add(`txtype:${row.type}`);
       for (const a of new Set([row.sender, ...(row.recipient ? [row.recipient] : [])])) {
         b.put(`txaddr:${a}:${pos}`, row.hash);
         await b.add(`txaddr:${a}`);
         const prev = await b.get<AddressRecord>(`addr:${a}`);
-        if (!prev) await b.add('addresses');
+        if (!prev) {
+          await b.add('addresses');
+          b.put(`addrfirst:${pad(Number(row.timestamp_ms), 16)}:${a}`, a);
+        } else {
+          b.del(`addrcount:${pad(prev.tx_count, 12)}:${a}`);
+        }
+        b.put(`addrcount:${pad((prev?.tx_count ?? 0) + 1, 12)}:${a}`, a);
         b.put(`addr:${a}`, {
           address: a,
           first_seen: prev?.first_seen ?? row.timestamp_ms,

@@ -15,6 +15,10 @@ import { parseJson, stringifyJson } from '../../node/protocol/json.js';
  *   txtype:<type>:<seq>:<index>     tx hash, by payload type
  *   addr:<address>                  address row
  *   proposed:<address>:<height 16>  height of a block the address proposed (genesis has no proposer)
+ *   blockhash:<hash>                height
+ *   blocktime:<ms 16>:<height 16>   height; txtime:<ms 16>:<seq>:<index> -> tx hash
+ *   sender:<address>                1 once the address has sent a transaction (unique senders)
+ *   addrcount:<tx_count 12>:<address>, addrfirst:<first_seen 16>:<address>   the address sorts
  */
 
 const enc = new TextEncoder();
@@ -55,6 +59,7 @@ export async function listNewest(store: BinarySublevel, prefix: string, offset: 
  * in one block (created, then updated) sees its own first write. `ops()` is one atomic batch.
  */
 export class Batch {
+  /** undefined: a deletion */
   private readonly rows = new Map<string, unknown>();
   private readonly counts = new Map<string, number>();
 
@@ -64,18 +69,27 @@ export class Batch {
     this.rows.set(k, value);
   }
 
+  del(k: string): void {
+    this.rows.set(k, undefined);
+  }
+
   async get<T>(k: string): Promise<T | undefined> {
-    return this.rows.has(k) ? (this.rows.get(k) as T) : getJson<T>(this.store, k);
+    return this.rows.has(k) ? (this.rows.get(k) as T | undefined) : getJson<T>(this.store, k);
   }
 
   async add(name: string, delta = 1): Promise<void> {
     this.counts.set(name, (this.counts.get(name) ?? (await getNumber(this.store, `count:${name}`))) + delta);
   }
 
-  ops(): Array<{ type: 'put'; key: Uint8Array; value: Uint8Array }> {
-    const out: Array<{ type: 'put'; key: Uint8Array; value: Uint8Array }> = [];
-    for (const [k, v] of this.rows) out.push({ type: 'put', key: key(k), value: typeof v === 'string' ? key(v) : jsonValue(v) });
+  ops(): Array<{ type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array }> {
+    const out: Array<{ type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array }> = [];
+    for (const [k, v] of this.rows) out.push(v === undefined ? { type: 'del', key: key(k) } : { type: 'put', key: key(k), value: typeof v === 'string' ? key(v) : jsonValue(v) });
     for (const [name, n] of this.counts) out.push({ type: 'put', key: key(`count:${name}`), value: key(String(n)) });
     return out;
   }
+}
+
+/** Keys and values in [gte, lt), oldest (smallest key) first or newest first. */
+export async function* scan(store: BinarySublevel, gte: string, lt: string, reverse = false): AsyncGenerator<[string, string]> {
+  for await (const [k, v] of store.iterator({ gte: key(gte), lt: key(lt), reverse })) yield [dec.decode(k), dec.decode(v)];
 }

@@ -15,7 +15,7 @@ import { getJson, getNumber, listNewest, pad } from './store.js';
 const SORTS = ['staked', 'blocks_proposed', 'reputation'] as const;
 const RECENT = 10;
 
-function validatorRow(address: string, v: ValidatorRecord, proposed: number, updatedAt: string | null) {
+export function validatorRow(address: string, v: ValidatorRecord, proposed: number, updatedAt: string | null) {
   return {
     address,
     staked: v.staked.toString(),

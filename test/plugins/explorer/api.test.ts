@@ -142,3 +142,53 @@ t.test('POST /txs/broadcast relays a signed transaction to the local mempool, an
   t.match(await post(JSON.stringify({ tx: '{"nonce": 1}' })), { status: 400 });
   t.equal((await fetch(`${url}/api/v1/txs/broadcast`)).status, 405, 'GET is not allowed');
 });
+
+t.test('stats, charts, the address list, search, and time windows', async (t) => {
+  const { store, start } = await explorer(t);
+  const { get } = await start();
+  const net = await get('/api/v1/stats/network');
+  const txTotal = (await get('/api/v1/txs')).body.total;
+  t.match(net.body, {
+    blocks: { total_blocks: 3, latest_height: (await store.blocks.bySeq(2))!.header.height },
+    transactions: { total_transactions: txTotal, unique_senders: 1 },
+    dids: { total_dids: 0, active_dids: 0 },
+    credentials: { total_credentials: 0, active_credentials: 0 },
+    validators: { total_validators: 3, active_validators: 2 },
+    cached_at: /^\d{4}-/,
+  });
+  t.equal((await get('/api/v1/stats/network')).body.cached_at, net.body.cached_at, 'served from the 30 s cache');
+
+  const day = await get('/api/v1/stats/charts');
+  t.match(day.body, { metric: 'blocks', range: '24h', bucket_ms: 3_600_000 });
+  t.equal(day.body.data.length, 24);
+  const all = await get('/api/v1/stats/charts?metric=txs&range=30d');
+  t.equal(all.body.data.length, 30);
+  t.equal((await get('/api/v1/stats/charts?range=7d')).body.data.length, 28);
+  t.equal((await get('/api/v1/stats/charts?metric=users')).status, 400);
+  t.equal((await get('/api/v1/stats/charts?range=1y')).status, 400);
+
+  const byCount = await get('/api/v1/addresses');
+  t.equal(byCount.body.total, byCount.body.data.length);
+  const counts = byCount.body.data.map((a: { tx_count: number }) => a.tx_count);
+  t.same(counts, [...counts].sort((a, b) => b - a), 'most transactions first');
+  t.equal((await get('/api/v1/addresses?sort=first_seen')).body.total, byCount.body.total);
+  t.equal((await get('/api/v1/addresses?sort=name')).status, 400);
+
+  const block = (await store.blocks.bySeq(1))!;
+  const txHash = transactionHash(CHAIN, block.transactions[0]!);
+  t.match((await get(`/api/v1/search?q=${block.header.height}`)).body, { total: 1, data: [{ type: 'block', data: { hash: toHex(block.hash) } }] });
+  t.match((await get(`/api/v1/search?q=${toHex(block.hash)}&type=block`)).body, { total: 1, data: [{ type: 'block' }] });
+  t.match((await get(`/api/v1/search?q=${txHash}`)).body, { total: 1, data: [{ type: 'transaction', data: { hash: txHash } }] });
+  t.match((await get(`/api/v1/search?q=${formatAddress(VALIDATORS[0]!.address)}`)).body, { total: 1, data: [{ type: 'validator', data: { blocks_proposed: 2 } }] });
+  t.same((await get('/api/v1/search?q=nothing-here')).body, { data: [], total: 0 });
+  t.equal((await get('/api/v1/search')).status, 400, 'q is required');
+  t.equal((await get(`/api/v1/search?q=${'x'.repeat(129)}`)).status, 400);
+  t.equal((await get('/api/v1/search?q=1&type=planet')).status, 400);
+
+  const ts = block.header.timestampMs;
+  t.equal((await get(`/api/v1/txs?from_time=0&to_time=${Number.MAX_SAFE_INTEGER}`)).body.total, txTotal);
+  t.equal((await get(`/api/v1/txs?from_time=${ts}&to_time=${ts}`)).body.total, block.transactions.length);
+  t.equal((await get(`/api/v1/txs?from_time=${ts}&to_time=${ts}&type=Stake`)).body.total, 0);
+  t.equal((await get('/api/v1/txs?from_time=5&to_time=4')).status, 400);
+  t.equal((await get('/api/v1/txs?from_time=yesterday')).status, 400);
+});

@@ -78,4 +78,11 @@ t.test('DID and credential rows, issuer stats, filters, live fields, and the rou
   t.match((await get(`/api/v1/credentials/${urns[1]}`)).body, { verification: { valid: false, revoked: true } });
   t.equal((await get(`/api/v1/credentials/${randomUUID()}`)).status, 404);
   t.equal((await get('/api/v1/credentials/not-an-id')).status, 400);
+
+  const sum = (body: { data: Array<{ count: number }> }) => body.data.reduce((n, b) => n + b.count, 0);
+  t.equal(sum((await get('/api/v1/stats/charts?metric=dids&range=1h')).body as never), 2, 'the two DIDs of the last hour');
+  t.equal(sum((await get('/api/v1/stats/charts?metric=transactions&range=1h')).body as never), (await get('/api/v1/txs')).body.total);
+  t.match((await get('/api/v1/stats/network')).body, { dids: { total_dids: 2, active_dids: 2 }, credentials: { total_credentials: 2, active_credentials: 1 } });
+  t.match((await get(`/api/v1/search?q=${issuerDid}`)).body, { total: 1, data: [{ type: 'did', data: { did: issuerDid } }] });
+  t.match((await get(`/api/v1/search?q=${ids[0]}`)).body, { total: 1, data: [{ type: 'credential', data: { credential_id: urns[0] } }] });
 });
