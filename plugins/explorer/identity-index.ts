@@ -65,11 +65,18 @@ interface Source {
   credential(id: Uint8Array): Promise<CredentialRecord | undefined>;
 }
 
-export async function indexIdentity(b: Batch, s: Source): Promise<void> {
+/** What a transaction added: the new DID and credential rows (the WebSocket feed sends them). */
+export interface IdentityAdded {
+  dids: DidRow[];
+  credentials: CredentialRow[];
+}
+
+export async function indexIdentity(b: Batch, s: Source): Promise<IdentityAdded> {
+  const added: IdentityAdded = { dids: [], credentials: [] };
   for (const e of s.receipt.events) {
     switch (e.type) {
-      case 'DidCreated':
-        b.put(`did:${e.did}`, {
+      case 'DidCreated': {
+        const row: DidRow = {
           did: e.did,
           controller: e.did,
           public_key: toHex(s.tx.senderPubkey),
@@ -78,12 +85,15 @@ export async function indexIdentity(b: Batch, s: Source): Promise<void> {
           updated_ms: s.row.timestamp_ms,
           tx_hash: s.row.hash,
           created_at: s.at,
-        } satisfies DidRow);
+        };
+        b.put(`did:${e.did}`, row);
+        added.dids.push(row);
         b.put(`didseq:${s.pos}`, e.did);
         b.put(`didtime:${s.row.timestamp_ms.padStart(16, '0')}:${s.pos}`, e.did);
         await b.add('dids');
         await b.add('dids_active');
         break;
+      }
       case 'DidDeactivated':
         await updateDid(b, e.did, s, { active: false, public_key: null });
         await b.add('dids_active', -1);
@@ -92,7 +102,7 @@ export async function indexIdentity(b: Batch, s: Source): Promise<void> {
         await updateDid(b, e.did, s, { public_key: e.new_public_key });
         break;
       case 'CredentialRegistered':
-        await registered(b, e.id, s);
+        added.credentials.push(await registered(b, e.id, s));
         break;
       case 'CredentialRevoked':
         await revoked(b, e.id, s);
@@ -101,6 +111,7 @@ export async function indexIdentity(b: Batch, s: Source): Promise<void> {
         break;
     }
   }
+  return added;
 }
 
 async function updateDid(b: Batch, did: string, s: Source, change: Partial<DidRow>): Promise<void> {
@@ -108,7 +119,7 @@ async function updateDid(b: Batch, did: string, s: Source, change: Partial<DidRo
   if (row) b.put(`did:${did}`, { ...row, ...change, updated_ms: s.row.timestamp_ms });
 }
 
-async function registered(b: Batch, urn: string, s: Source): Promise<void> {
+async function registered(b: Batch, urn: string, s: Source): Promise<CredentialRow> {
   const c = await s.credential(parseCredentialId(urn));
   if (!c) throw new Error(`credential ${urn} was registered, but chain state has no record of it`);
   const issuer = didForIdentifier(s.network, c.issuer);
@@ -151,6 +162,7 @@ async function registered(b: Batch, urn: string, s: Source): Promise<void> {
     first_issued: stats?.first_issued ?? s.row.timestamp_ms,
     last_issued: s.row.timestamp_ms,
   } satisfies IssuerStats);
+  return row;
 }
 
 async function revoked(b: Batch, urn: string, s: Source): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Plugin, PluginContext } from '../../node/plugins/types.js';
 import { mountApi } from './api.js';
+import { Feed } from './feed.js';
 import { mountIdentityApi } from './identity-api.js';
 import { Indexer } from './indexer.js';
 import { mountSearchApi } from './search-api.js';
@@ -8,10 +9,12 @@ import { mountValidatorsApi } from './validators-api.js';
 
 /**
  * The explorer (seed 002): indexes committed blocks from the plugin context's block stream into
- * its own namespace and serves the REST API on its own port (default 8081). Docs: docs/explorer.md.
+ * its own namespace, serves the REST API and the WebSocket feed on its own port (default 8081).
+ * Docs: docs/explorer.md.
  */
 export function createExplorer(): Plugin {
   let loop: Promise<void> | undefined;
+  let feed: Feed | undefined;
   const abort = new AbortController();
   return {
     name: 'explorer',
@@ -22,15 +25,18 @@ export function createExplorer(): Plugin {
       mountIdentityApi(ctx);
       mountStatsApi(ctx);
       mountSearchApi(ctx);
+      const live = new Feed(ctx.http.server, ctx.log);
+      feed = live;
       const from = await indexer.cursor();
       loop = (async () => {
-        for await (const c of ctx.blocks(from, abort.signal)) await indexer.apply(c);
+        for await (const c of ctx.blocks(from, abort.signal)) live.publish(await indexer.apply(c));
       })().catch((err: unknown) => ctx.log.error({ err }, 'the explorer indexer stopped'));
       ctx.log.info({ from_seq: from }, 'explorer indexing');
     },
     async stop() {
       abort.abort();
       await loop;
+      await feed?.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { CommittedBlock } from '../../node/chain/app.js';
 import type { CredentialRecord } from '../../node/protocol/credential-records.js';
 import type { BinarySublevel } from '../../node/state/db.js';
-import { indexIdentity } from './identity-index.js';
+import { indexIdentity, type CredentialRow, type DidRow } from './identity-index.js';
 import { blockRow, txRow, type BlockRow, type TxRow } from './rows.js';
 import { Batch, getNumber, pad, position } from './store.js';
 
@@ -23,9 +23,12 @@ export interface AddressRecord {
   updated_at: string;
 }
 
+/** The rows one block added, for the WebSocket feed. */
 export interface Indexed {
   block: BlockRow;
   txs: TxRow[];
+  dids: DidRow[];
+  credentials: CredentialRow[];
 }
 
 export interface IndexerDeps {
@@ -61,6 +64,8 @@ export class Indexer {
       await b.add('proposed');
     }
     const txs: TxRow[] = [];
+    const dids: DidRow[] = [];
+    const credentials: CredentialRow[] = [];
     for (const [i, tx] of c.block.transactions.entries()) {
       const row = txRow(tx, c.receipts[i]!, c.block, at);
       txs.push(row);
@@ -96,10 +101,12 @@ export class Indexer {
           updated_at: at,
         } satisfies AddressRecord);
       }
-      await indexIdentity(b, { network: this.d.network, tx, receipt: c.receipts[i]!, row, pos, at, credential: this.d.credential });
+      const added = await indexIdentity(b, { network: this.d.network, tx, receipt: c.receipts[i]!, row, pos, at, credential: this.d.credential });
+      dids.push(...added.dids);
+      credentials.push(...added.credentials);
     }
     b.put('cursor', String(c.seq + 1));
     await this.d.store.batch(b.ops() as never);
-    return { block, txs };
+    return { block, txs, dids, credentials };
   }
 }

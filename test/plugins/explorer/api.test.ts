@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
 import { Registry } from 'prom-client';
+import { WebSocket } from 'ws';
 import { createLogger } from '../../../node/logging.js';
 import { HeadSignal } from '../../../node/plugins/block-stream.js';
 import { PluginHost } from '../../../node/plugins/host.js';
@@ -17,8 +18,9 @@ async function explorer(t: Test, db?: Database) {
   const node = await setup(t, { blocks: true });
   const pluginDb = db ?? (await openDatabase('memory'));
   if (!db) t.teardown(() => pluginDb.close());
+  const head = new HeadSignal();
   const start = async () => {
-    const host = new PluginHost({ chainId: CHAIN, network: 'testnet', store: node.store, db: pluginDb, mempool: node.mempool, head: new HeadSignal(), metrics: new Registry(), log: createLogger({ level: 'silent' }) });
+    const host = new PluginHost({ chainId: CHAIN, network: 'testnet', store: node.store, db: pluginDb, mempool: node.mempool, head, metrics: new Registry(), log: createLogger({ level: 'silent' }) });
     t.teardown(() => host.stop());
     const [state] = await host.start([createExplorer()], { explorer: { enabled: true, host: '127.0.0.1', port: 0 } });
     const url = (state as { url: string }).url;
@@ -30,7 +32,7 @@ async function explorer(t: Test, db?: Database) {
     for (let i = 0; i < 100 && (await get('/api/v1/blocks')).body.total < (node.store.head()!.seq + 1); i++) await new Promise((r) => setTimeout(r, 20));
     return { host, get, url };
   };
-  return { ...node, start };
+  return { ...node, head, start };
 }
 
 t.test('blocks: the list wrapper, newest first, string heights, latest, by height with its transactions', async (t) => {
@@ -191,4 +193,30 @@ t.test('stats, charts, the address list, search, and time windows', async (t) =>
   t.equal((await get(`/api/v1/txs?from_time=${ts}&to_time=${ts}&type=Stake`)).body.total, 0);
   t.equal((await get('/api/v1/txs?from_time=5&to_time=4')).status, 400);
   t.equal((await get('/api/v1/txs?from_time=yesterday')).status, 400);
+});
+
+t.test('the WebSocket feed at /ws pushes each newly indexed block and its transactions', async (t) => {
+  const { store, head, start } = await explorer(t);
+  const { url } = await start();
+  const ws = new WebSocket(`${url.replace('http', 'ws')}/ws`);
+  const messages: Array<{ type: string; data?: Record<string, unknown> }> = [];
+  ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+  await new Promise((r) => ws.once('open', r));
+  t.teardown(() => ws.terminate());
+  ws.send(JSON.stringify({ subscribe: ['blocks', 'transactions'] }));
+  const wait = async (n: number) => {
+    for (let i = 0; i < 200 && messages.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  await wait(1);
+  const commit = await nextBlock(store);
+  await store.commitBlock(commit);
+  head.committed();
+  await wait(2 + commit.block.transactions.length);
+  t.same(messages[0], { type: 'subscribed', topics: ['blocks', 'transactions'] });
+  t.match(messages[1], { type: 'block', data: { hash: toHex(commit.block.hash), height: String(commit.block.header.height) } });
+  t.same(
+    messages.slice(2).map((m) => m.data?.hash),
+    commit.block.transactions.map((tx) => transactionHash(CHAIN, tx)),
+    'then each transaction, in block order',
+  );
 });
