@@ -6,6 +6,7 @@ import { devnetHelp, runDevnet } from './commands/devnet.js';
 import { initHelp, runInit } from './commands/init.js';
 import { keysHelp, runKeys } from './commands/keys.js';
 import { recoveryHelp, runRecovery } from './commands/recovery.js';
+import { reindexHelp, runReindex } from './commands/reindex.js';
 import { rpcHelp, runRpc } from './commands/rpc.js';
 import { runStart, startHelp } from './commands/start.js';
 import { runTx, txHelp } from './commands/tx.js';
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, Command> = {
   keys: { summary: 'create (keys new) and inspect (keys show) key files', help: keysHelp, run: runKeys },
   tx: { summary: 'sign and send a transaction: transfer, stake, unstake, did-create, did-deactivate', help: txHelp, run: runTx },
   rpc: { summary: 'call a JSON-RPC method and print the result', help: rpcHelp, run: runRpc },
+  reindex: { summary: "drop a plugin's data (such as the explorer index) so it rebuilds", help: reindexHelp, run: runReindex },
   recovery: { summary: "sign a guardian's recovery of a DID (recovery sign)", help: recoveryHelp, run: runRecovery },
 };
 

@@ -42,10 +42,13 @@ export interface StartOptions {
   p2pPort?: number;
   bootstrap?: string[];
   logLevel?: string;
+  /** turn the explorer on, on this port (default: no plugins) */
+  explorerPort?: number;
 }
 
 export async function startNodeProcess(t: { teardown(fn: () => unknown): void }, dataDir: string, o: StartOptions = {}): Promise<NodeProcess> {
-  const args = ['start', '--data-dir', dataDir, '--rpc-port', String(o.rpcPort ?? 0), '--p2p-host', '127.0.0.1', '--p2p-port', String(o.p2pPort ?? 0), '--plugins', 'none'];
+  const args = ['start', '--data-dir', dataDir, '--rpc-port', String(o.rpcPort ?? 0), '--p2p-host', '127.0.0.1', '--p2p-port', String(o.p2pPort ?? 0)];
+  args.push(...(o.explorerPort === undefined ? ['--plugins', 'none'] : ['--plugins', 'explorer', '--explorer-port', String(o.explorerPort)]));
   if (o.bootstrap?.length) args.push('--bootstrap', o.bootstrap.join(','));
   args.push('--log-level', o.logLevel ?? 'info');
   const proc = spawn(process.execPath, [LEDGER_BIN, ...args], {

@@ -73,7 +73,7 @@ export async function runStart(argv: string[], io: CliIo): Promise<number> {
   }
 
   const node = await startNode(config, log, { plugins: io.plugins ?? [] });
-  printJson(io, { rpc_url: node.rpcUrl, p2p: node.p2pAddrs });
+  printJson(io, { rpc_url: node.rpcUrl, p2p: node.p2pAddrs, plugins: node.plugins });
 
   return new Promise<number>((resolveExit) => {
     let closing = false;
