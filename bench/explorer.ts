@@ -1,0 +1,217 @@
+/**
+ * bench/explorer: the explorer plugin over a chain of more than 100k transactions in a real
+ * LevelDB (temp dir). The chain is written straight into the store (signed transfers with their
+ * receipts; no consensus, which is not what this measures). Reports:
+ * - catch-up indexing, blocks/s and tx/s, for small blocks (1 transaction) and for 100-transaction
+ *   blocks, through the same stream and indexer the plugin runs;
+ * - REST latency of an address's history at deep pages (p50/p95), over HTTP;
+ * - WebSocket push latency from a block's commit to a subscribed client receiving it (p50/p99).
+ *
+ *   npm run bench:explorer -- [--small-blocks 2000] [--big-blocks 1000] [--txs-per-block 100]
+ *
+ * Prints a table and writes bench/results/explorer.json. Targets are reported, not enforced.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Registry } from 'prom-client';
+import { WebSocket } from 'ws';
+import { buildGenesisBlock } from '../node/chain/genesis-block.js';
+import { keyPairFromSeed } from '../node/crypto/ed25519.js';
+import { createLogger } from '../node/logging.js';
+import { Mempool } from '../node/mempool/index.js';
+import { HeadSignal, committedBlocks } from '../node/plugins/block-stream.js';
+import { PluginHost } from '../node/plugins/host.js';
+import { addressBytesFromPublicKey, formatAddress } from '../node/protocol/address.js';
+import { blockHash, transactionsRoot, type Block, type BlockHeader } from '../node/protocol/block.js';
+import { toHex } from '../node/protocol/bytes.js';
+import { MIN_VALIDATOR_STAKE } from '../node/protocol/params.js';
+import { SUCCESS, type Receipt } from '../node/protocol/receipt.js';
+import { signTransaction, transactionHash, type Transaction } from '../node/protocol/transaction.js';
+import { ChainStore } from '../node/state/chain-store.js';
+import { openDatabase, type Database } from '../node/state/db.js';
+import { createExplorer } from '../plugins/explorer/index.js';
+import { Indexer } from '../plugins/explorer/indexer.js';
+import { latencySummary, machine, percentile } from './lib/stats.js';
+
+const { values } = parseArgs({
+  options: {
+    'small-blocks': { type: 'string', default: '2000' },
+    'big-blocks': { type: 'string', default: '1000' },
+    'txs-per-block': { type: 'string', default: '100' },
+    senders: { type: 'string', default: '50' },
+    samples: { type: 'string', default: '200' },
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  console.log('npm run bench:explorer -- [--small-blocks 2000] [--big-blocks 1000] [--txs-per-block 100] [--senders 50] [--samples 200] [--out <file>]');
+  process.exit(0);
+}
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const CHAIN = 'bench-explorer';
+const TARGETS = { catch_up_small_blocks_per_s: 2000, rest_deep_page_p95_ms: 50, ws_push_p99_ms: 100 };
+const senders = Array.from({ length: Number(values.senders) }, (_, i) => keyPairFromSeed(new Uint8Array(32).fill(i + 1)));
+const validator = keyPairFromSeed(new Uint8Array(32).fill(200));
+const nonces = new Map<number, bigint>();
+let txCount = 0;
+
+/** Appends one block of `n` signed transfers, round-robin over the senders, with success receipts. */
+async function commit(store: ChainStore, n: number): Promise<void> {
+  const head = store.head()!;
+  const seq = head.seq + 1;
+  const transactions: Transaction[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = txCount++ % senders.length;
+    const nonce = nonces.get(s) ?? 0n;
+    nonces.set(s, nonce + 1n);
+    const to = addressBytesFromPublicKey(senders[(s + 1) % senders.length]!.publicKey);
+    transactions.push(signTransaction(CHAIN, { senderPubkey: senders[s]!.publicKey, nonce, payload: { kind: 'Transfer', to, amount: 1n } }, senders[s]!.seed));
+  }
+  const header: BlockHeader = {
+    height: head.height + 1,
+    round: head.height + 1,
+    parentHash: head.hash,
+    stateRoot: head.stateRoot,
+    transactionsRoot: transactionsRoot(CHAIN, transactions),
+    timestampMs: Date.now(),
+    proposer: addressBytesFromPublicKey(validator.publicKey),
+    justify: { round: head.height, height: head.height, blockHash: head.hash, signers: Uint8Array.of(1), signature: new Uint8Array(96) },
+  };
+  const block: Block = { header, hash: blockHash(header), transactions };
+  const receipts: Receipt[] = transactions.map((tx, i) => ({
+    tx_hash: transactionHash(CHAIN, tx),
+    status: SUCCESS,
+    block_height: header.height,
+    fee_paid: 1000n,
+    events: [],
+    block_hash: toHex(block.hash),
+    block_seq: seq,
+    tx_index: i,
+  }));
+  await store.commitBlock({ block, seq, changes: [], treeNodes: new Map(), receipts });
+}
+
+/** Indexes from the indexer's cursor up to `upTo` (a seq) and returns blocks/s and tx/s. */
+async function catchUp(store: ChainStore, db: Database, upTo: number) {
+  const indexer = new Indexer({ store: db.pluginStore('explorer'), network: 'testnet', credential: () => Promise.resolve(undefined) });
+  const from = await indexer.cursor();
+  const abort = new AbortController();
+  let txs = 0;
+  const started = performance.now();
+  for await (const c of committedBlocks(store, new HeadSignal(), from, abort.signal)) {
+    txs += (await indexer.apply(c)).txs.length;
+    if (c.seq >= upTo) abort.abort();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const blocks = upTo - from + 1;
+  return { blocks, txs, seconds: Math.round(seconds * 100) / 100, blocks_per_s: Math.round(blocks / seconds), txs_per_s: Math.round(txs / seconds) };
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'ledger-bench-explorer-'));
+  const load = loadavg()[0];
+  const db = await openDatabase(join(dir, 'chain'));
+  try {
+    const store = await ChainStore.open(db, { chainId: CHAIN });
+    const g = await buildGenesisBlock({
+      genesisTimeMs: Date.now(),
+      accounts: [],
+      validators: [{ address: addressBytesFromPublicKey(validator.publicKey), ed25519PublicKey: validator.publicKey, blsPublicKey: new Uint8Array(48).fill(1), stake: MIN_VALIDATOR_STAKE, reputation: 0 }],
+    });
+    await store.initGenesis(g.block, g.changes, g.treeNodes);
+    const small = Number(values['small-blocks']);
+    const big = Number(values['big-blocks']);
+    const per = Number(values['txs-per-block']);
+    const built = performance.now();
+    for (let i = 0; i < small; i++) await commit(store, 1);
+    const smallTop = store.head()!.seq;
+    for (let i = 0; i < big; i++) await commit(store, per);
+    const top = store.head()!.seq;
+    console.log(`built ${top} blocks, ${txCount} transactions in ${Math.round((performance.now() - built) / 1000)} s`);
+
+    const smallRun = await catchUp(store, db, smallTop);
+    const bigRun = await catchUp(store, db, top);
+
+    const head = new HeadSignal();
+    const host = new PluginHost({
+      chainId: CHAIN,
+      network: 'testnet',
+      store,
+      db,
+      mempool: new Mempool({ chainId: CHAIN, network: 'testnet', state: store.stateReader() }),
+      head,
+      metrics: new Registry(),
+      log: createLogger({ level: 'silent' }),
+    });
+    const [state] = await host.start([createExplorer()], { explorer: { enabled: true, host: '127.0.0.1', port: 0 } });
+    const url = (state as { url: string }).url;
+    try {
+      const address = formatAddress(addressBytesFromPublicKey(senders[0]!.publicKey));
+      const first = (await (await fetch(`${url}/api/v1/addresses/${address}/txs?limit=100`)).json()) as { total: number };
+      const pages = Math.ceil(first.total / 100);
+      const rest: number[] = [];
+      for (let i = 0; i < Number(values.samples); i++) {
+        const page = pages - (i % Math.max(1, Math.min(5, pages)));
+        const t0 = performance.now();
+        const res = await fetch(`${url}/api/v1/addresses/${address}/txs?limit=100&page=${page}`);
+        await res.json();
+        rest.push(performance.now() - t0);
+      }
+
+      const ws = new WebSocket(`${url.replace('http', 'ws')}/ws`);
+      await new Promise((r) => ws.once('open', r));
+      ws.send(JSON.stringify({ subscribe: ['blocks'] }));
+      await new Promise((r) => ws.once('message', r));
+      const push: number[] = [];
+      for (let i = 0; i < Number(values.samples); i++) {
+        const got = new Promise<void>((r) => {
+          const onMessage = (d: Buffer) => {
+            if ((JSON.parse(d.toString()) as { type: string }).type !== 'block') return;
+            ws.off('message', onMessage);
+            r();
+          };
+          ws.on('message', onMessage);
+        });
+        await commit(store, 1);
+        const t0 = performance.now();
+        head.committed();
+        await got;
+        push.push(performance.now() - t0);
+      }
+      ws.terminate();
+
+      const result = {
+        bench: 'explorer',
+        chain: { blocks: top + 1, transactions: txCount, small_blocks: small, big_blocks: big, txs_per_big_block: per },
+        catch_up_small_blocks: smallRun,
+        catch_up_big_blocks: bigRun,
+        rest_address_history_deep_pages_ms: { ...latencySummary(rest), p95: Math.round(percentile([...rest].sort((a, b) => a - b), 95)), pages, limit: 100 },
+        ws_push_after_commit_ms: { ...latencySummary(push), samples: push.length },
+        targets: TARGETS,
+        machine: { ...machine(), loadavg_1m_before: load },
+        at: new Date().toISOString(),
+      };
+      console.table([
+        { figure: 'catch-up, 1-tx blocks', value: `${smallRun.blocks_per_s} blocks/s, ${smallRun.txs_per_s} tx/s`, target: '≥ 2,000 blocks/s' },
+        { figure: `catch-up, ${per}-tx blocks`, value: `${bigRun.blocks_per_s} blocks/s, ${bigRun.txs_per_s} tx/s`, target: '' },
+        { figure: `REST address history, deep pages (${pages} of 100)`, value: `p50 ${result.rest_address_history_deep_pages_ms.p50} ms, p95 ${result.rest_address_history_deep_pages_ms.p95} ms`, target: 'p95 ≤ 50 ms' },
+        { figure: 'WS push after commit', value: `p50 ${result.ws_push_after_commit_ms.p50} ms, p99 ${result.ws_push_after_commit_ms.p99} ms`, target: 'p99 ≤ 100 ms' },
+      ]);
+      const out = values.out ?? join(root, 'bench/results/explorer.json');
+      await mkdir(join(out, '..'), { recursive: true });
+      await writeFile(out, JSON.stringify(result, null, 1) + '\n');
+      console.log(`wrote ${out}`);
+    } finally {
+      await host.stop();
+    }
+  } finally {
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
