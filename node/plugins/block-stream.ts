@@ -46,11 +46,12 @@ export async function* committedBlocks(store: ChainStore, head: HeadSignal, from
     }
     const block = await store.blocks.bySeq(seq);
     if (!block) throw new LedgerError('BLOCK_MISSING', `committed block at seq ${seq} is not in the store`, 'internal');
+    // one read per receipt, all in flight at once
+    const found = await Promise.all(block.transactions.map((tx) => store.receipts.byTxHash(transactionHash(store.chainId, tx))));
     const receipts: Receipt[] = [];
-    for (const tx of block.transactions) {
-      const receipt = await store.receipts.byTxHash(transactionHash(store.chainId, tx));
-      if (!receipt) throw new LedgerError('RECEIPT_MISSING', `no receipt for a transaction of seq ${seq}`, 'internal');
-      receipts.push(receipt);
+    for (const r of found) {
+      if (!r) throw new LedgerError('RECEIPT_MISSING', `no receipt for a transaction of seq ${seq}`, 'internal');
+      receipts.push(r);
     }
     yield { block, seq, receipts };
     seq++;

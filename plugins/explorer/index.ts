@@ -1,3 +1,4 @@
+import { Gauge } from 'prom-client';
 import type { Plugin, PluginContext } from '../../node/plugins/types.js';
 import { mountApi } from './api.js';
 import { Feed } from './feed.js';
@@ -6,6 +7,14 @@ import { Indexer } from './indexer.js';
 import { mountSearchApi } from './search-api.js';
 import { mountStatsApi } from './stats-api.js';
 import { mountValidatorsApi } from './validators-api.js';
+
+const NEXT_SEQ = 'ledger_explorer_next_seq';
+
+/** How far the index is: compare with ledger_seq (the committed head) to see the lag. One per registry. */
+function nextSeqGauge(ctx: PluginContext): Gauge {
+  const existing = ctx.metrics.getSingleMetric(NEXT_SEQ);
+  return (existing as Gauge | undefined) ?? new Gauge({ name: NEXT_SEQ, help: 'the next committed block seq the explorer will index', registers: [ctx.metrics] });
+}
 
 /**
  * The explorer (seed 002): indexes committed blocks from the plugin context's block stream into
@@ -28,8 +37,13 @@ export function createExplorer(): Plugin {
       const live = new Feed(ctx.http.server, ctx.log);
       feed = live;
       const from = await indexer.cursor();
+      const progress = nextSeqGauge(ctx);
+      progress.set(from);
       loop = (async () => {
-        for await (const c of ctx.blocks(from, abort.signal)) live.publish(await indexer.apply(c));
+        for await (const c of ctx.blocks(from, abort.signal)) {
+          live.publish(await indexer.apply(c));
+          progress.set(c.seq + 1);
+        }
       })().catch((err: unknown) => ctx.log.error({ err }, 'the explorer indexer stopped'));
       ctx.log.info({ from_seq: from }, 'explorer indexing');
     },

@@ -40,11 +40,15 @@ export interface IndexerDeps {
 }
 
 export class Indexer {
+  /** the cursor as last written: this indexer is the namespace's only writer */
+  private next: number | undefined;
+
   constructor(private readonly d: IndexerDeps) {}
 
   /** The next seq to index. */
-  cursor(): Promise<number> {
-    return getNumber(this.d.store, 'cursor');
+  async cursor(): Promise<number> {
+    this.next ??= await getNumber(this.d.store, 'cursor');
+    return this.next;
   }
 
   async apply(c: CommittedBlock): Promise<Indexed> {
@@ -107,6 +111,7 @@ export class Indexer {
     }
     b.put('cursor', String(c.seq + 1));
     await this.d.store.batch(b.ops() as never);
+    this.next = c.seq + 1;
     return { block, txs, dids, credentials };
   }
 }

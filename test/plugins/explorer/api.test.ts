@@ -19,8 +19,9 @@ async function explorer(t: Test, db?: Database) {
   const pluginDb = db ?? (await openDatabase('memory'));
   if (!db) t.teardown(() => pluginDb.close());
   const head = new HeadSignal();
+  const metrics = new Registry();
   const start = async () => {
-    const host = new PluginHost({ chainId: CHAIN, network: 'testnet', store: node.store, db: pluginDb, mempool: node.mempool, head, metrics: new Registry(), log: createLogger({ level: 'silent' }) });
+    const host = new PluginHost({ chainId: CHAIN, network: 'testnet', store: node.store, db: pluginDb, mempool: node.mempool, head, metrics, log: createLogger({ level: 'silent' }) });
     t.teardown(() => host.stop());
     const [state] = await host.start([createExplorer()], { explorer: { enabled: true, host: '127.0.0.1', port: 0 } });
     const url = (state as { url: string }).url;
@@ -32,12 +33,14 @@ async function explorer(t: Test, db?: Database) {
     for (let i = 0; i < 100 && (await get('/api/v1/blocks')).body.total < (node.store.head()!.seq + 1); i++) await new Promise((r) => setTimeout(r, 20));
     return { host, get, url };
   };
-  return { ...node, head, start };
+  return { ...node, head, metrics, start };
 }
 
 t.test('blocks: the list wrapper, newest first, string heights, latest, by height with its transactions', async (t) => {
-  const { store, start } = await explorer(t);
+  const { store, start, metrics } = await explorer(t);
   const { get } = await start();
+  for (let i = 0; i < 50 && !/^ledger_explorer_next_seq 3$/m.test(await metrics.metrics()); i++) await new Promise((r) => setTimeout(r, 10));
+  t.match(await metrics.metrics(), /^ledger_explorer_next_seq 3$/m, 'the progress gauge');
   const list = await get('/api/v1/blocks');
   t.equal(list.status, 200);
   t.match(list.body, { total: 3, page: 1, limit: 20 });
