@@ -3,7 +3,7 @@ import type { Plugin, PluginContext } from '../../node/plugins/types.js';
 import { mountApi } from './api.js';
 import { Feed } from './feed.js';
 import { mountIdentityApi } from './identity-api.js';
-import { Indexer } from './indexer.js';
+import { indexBlocks, Indexer } from './indexer.js';
 import { mountSearchApi } from './search-api.js';
 import { mountStatsApi } from './stats-api.js';
 import { mountValidatorsApi } from './validators-api.js';
@@ -40,10 +40,11 @@ export function createExplorer(): Plugin {
       const progress = nextSeqGauge(ctx);
       progress.set(from);
       loop = (async () => {
-        for await (const c of ctx.blocks(from, abort.signal)) {
-          live.publish(await indexer.apply(c));
-          progress.set(c.seq + 1);
-        }
+        const behind = (seq: number) => seq < (ctx.chain.head()?.seq ?? 0);
+        await indexBlocks(indexer, ctx.blocks(from, abort.signal), behind, (indexed, next) => {
+          live.publish(indexed);
+          progress.set(next);
+        });
       })().catch((err: unknown) => ctx.log.error({ err }, 'the explorer indexer stopped'));
       ctx.log.info({ from_seq: from }, 'explorer indexing');
     },

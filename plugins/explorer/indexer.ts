@@ -1,4 +1,5 @@
 import type { CommittedBlock } from '../../node/chain/app.js';
+import { addressFromPublicKey, formatAddress } from '../../node/protocol/address.js';
 import type { CredentialRecord } from '../../node/protocol/credential-records.js';
 import type { BinarySublevel } from '../../node/state/db.js';
 import { indexIdentity, type CredentialRow, type DidRow } from './identity-index.js';
@@ -6,9 +7,10 @@ import { blockRow, txRow, type BlockRow, type TxRow } from './rows.js';
 import { Batch, getNumber, pad, position } from './store.js';
 
 /**
- * Indexes committed blocks into the explorer's namespace. One LevelDB batch per block holds its
- * rows, its index entries, the updated totals and the cursor, so a crash leaves the index either
- * before or after the block: a restart resumes at the cursor with no gap and no duplicate.
+ * Indexes committed blocks into the explorer's namespace. One LevelDB batch holds a block's rows
+ * (or several blocks' when it catches up), their index entries, the updated totals and the
+ * cursor, so a crash leaves the index before or after them: a restart resumes at the cursor with
+ * no gap and no duplicate.
  */
 
 /** An address as indexed; the API adds `is_validator` from live chain state. */
@@ -52,10 +54,31 @@ export class Indexer {
   }
 
   async apply(c: CommittedBlock): Promise<Indexed> {
-    const expected = await this.cursor();
-    if (c.seq !== expected) throw new Error(`the explorer index expects seq ${expected}, got ${c.seq}`);
-    const at = (this.d.now ?? (() => new Date()))().toISOString();
+    return (await this.applyAll([c]))[0]!;
+  }
+
+  /**
+   * Indexes consecutive blocks in one batch (catching up, many are waiting): the cursor still
+   * moves in the same write as the rows, so a crash leaves the index before or after all of them.
+   */
+  async applyAll(blocks: readonly CommittedBlock[]): Promise<Indexed[]> {
     const b = new Batch(this.d.store);
+    const out: Indexed[] = [];
+    let next = await this.cursor();
+    for (const c of blocks) {
+      if (c.seq !== next) throw new Error(`the explorer index expects seq ${next}, got ${c.seq}`);
+      await b.prefetch(keysRead(c));
+      out.push(await this.index(b, c));
+      next = c.seq + 1;
+    }
+    b.put('cursor', String(next));
+    await this.d.store.batch(b.ops() as never);
+    this.next = next;
+    return out;
+  }
+
+  private async index(b: Batch, c: CommittedBlock): Promise<Indexed> {
+    const at = (this.d.now ?? (() => new Date()))().toISOString();
 
     const block = blockRow(c.block, at);
     b.put(`block:${pad(c.block.header.height, 16)}`, block);
@@ -109,9 +132,37 @@ export class Indexer {
       dids.push(...added.dids);
       credentials.push(...added.credentials);
     }
-    b.put('cursor', String(c.seq + 1));
-    await this.d.store.batch(b.ops() as never);
-    this.next = c.seq + 1;
     return { block, txs, dids, credentials };
   }
+}
+
+/** at most this many blocks in one batch while catching up */
+export const CATCH_UP_GROUP = 64;
+
+/**
+ * Indexes a block stream: blocks that are already behind the head (`behind(seq)`) go in groups
+ * of up to CATCH_UP_GROUP, the head's at once, so live blocks are never held back.
+ */
+export async function indexBlocks(indexer: Indexer, blocks: AsyncIterable<CommittedBlock>, behind: (seq: number) => boolean, done: (indexed: Indexed, nextSeq: number) => void): Promise<void> {
+  let group: CommittedBlock[] = [];
+  for await (const c of blocks) {
+    group.push(c);
+    if (group.length < CATCH_UP_GROUP && behind(c.seq)) continue;
+    const indexed = await indexer.applyAll(group);
+    group = [];
+    for (const i of indexed) done(i, c.seq + 1);
+  }
+}
+
+/** The stored keys indexing `c` reads (totals, address rows, sender markers), to fetch in one go. */
+function keysRead(c: CommittedBlock): string[] {
+  const proposer = formatAddress(c.block.header.proposer);
+  const keys = ['count:blocks', 'count:proposed', `count:proposed:${proposer}`, 'count:txs', 'count:senders', 'count:addresses'];
+  for (const tx of c.block.transactions) {
+    const sender = addressFromPublicKey(tx.senderPubkey);
+    const addresses = tx.payload.kind === 'Transfer' ? [sender, formatAddress(tx.payload.to)] : [sender];
+    keys.push(`count:txtype:${tx.payload.kind}`, `sender:${sender}`);
+    for (const a of addresses) keys.push(`addr:${a}`, `count:txaddr:${a}`);
+  }
+  return keys;
 }

@@ -62,8 +62,24 @@ export class Batch {
   /** undefined: a deletion */
   private readonly rows = new Map<string, unknown>();
   private readonly counts = new Map<string, number>();
+  /** stored values read ahead by prefetch (raw text; undefined: absent) */
+  private readonly loaded = new Map<string, string | undefined>();
 
   constructor(private readonly store: BinarySublevel) {}
+
+  /** Reads these keys in one round trip, so the gets and adds that follow need none. */
+  async prefetch(keys: readonly string[]): Promise<void> {
+    const wanted = [...new Set(keys)].filter((k) => !this.loaded.has(k));
+    if (wanted.length === 0) return;
+    const values = await this.store.getMany(wanted.map(key));
+    wanted.forEach((k, i) => this.loaded.set(k, values[i] === undefined ? undefined : dec.decode(values[i])));
+  }
+
+  private async stored(k: string): Promise<string | undefined> {
+    if (this.loaded.has(k)) return this.loaded.get(k);
+    const v = await this.store.get(key(k));
+    return v === undefined ? undefined : dec.decode(v);
+  }
 
   put(k: string, value: unknown): void {
     this.rows.set(k, value);
@@ -74,11 +90,14 @@ export class Batch {
   }
 
   async get<T>(k: string): Promise<T | undefined> {
-    return this.rows.has(k) ? (this.rows.get(k) as T | undefined) : getJson<T>(this.store, k);
+    if (this.rows.has(k)) return this.rows.get(k) as T | undefined;
+    const text = await this.stored(k);
+    return text === undefined ? undefined : (parseJson(text) as T);
   }
 
   async add(name: string, delta = 1): Promise<void> {
-    this.counts.set(name, (this.counts.get(name) ?? (await getNumber(this.store, `count:${name}`))) + delta);
+    const known = this.counts.get(name);
+    this.counts.set(name, (known ?? Number((await this.stored(`count:${name}`)) ?? 0)) + delta);
   }
 
   ops(): Array<{ type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array }> {
