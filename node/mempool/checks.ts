@@ -30,7 +30,7 @@ export function conflict(code: string, message: string, data: Record<string, unk
 
 /** The sender's other pending transactions, as the checks of one transaction see them. */
 export interface PendingContext {
-  /** those with lower nonces, in nonce order; only read for Unstake and DID payloads */
+  /** those with lower nonces, in nonce order; only read for Unstake and the payloads that need a DID's authority */
   ahead: readonly PendingTx[];
   /** total cost of those with lower nonces */
   aheadCost: bigint;
@@ -59,7 +59,12 @@ export function checkState(network: string, tx: Transaction, sender: Uint8Array,
     case 'DidCreate':
       return checkDidCreate(network, sender, view, pending.all);
     case 'DidDeactivate':
-      return checkDidDeactivate(network, p.did, tx.senderPubkey, sender, view, ahead);
+      return checkDidAuthority(network, p.did, 'be deactivated', tx.senderPubkey, sender, view, ahead);
+    // apply.ts would include these and fail them: the sender would pay for nothing
+    case 'CredentialRequest':
+      return checkDidAuthority(network, p.issuer, 'issue credentials', tx.senderPubkey, sender, view, ahead);
+    case 'SetRecoveryPolicy':
+      return checkDidAuthority(network, p.did, 'set a recovery policy', tx.senderPubkey, sender, view, ahead);
     default:
       return undefined;
   }
@@ -95,9 +100,11 @@ function checkDidCreate(network: string, sender: Uint8Array, view: StateView, pe
   return undefined;
 }
 
-function checkDidDeactivate(
+/** The DID exists (or the sender's pending DidCreate makes it), is active, and the signer holds its key. */
+function checkDidAuthority(
   network: string,
   did: string,
+  action: string,
   signer: Uint8Array,
   sender: Uint8Array,
   view: StateView,
@@ -125,7 +132,7 @@ function checkDidDeactivate(
   if (!record) return conflict('DID_NOT_FOUND', `DID not found: ${did}`, { did });
   if (!record.active) {
     const why = pendingChange ? 'a pending transaction already deactivates it' : 'it is deactivated';
-    return conflict('DID_DEACTIVATED', `DID ${did} cannot be deactivated: ${why}`, { did, pending: pendingChange });
+    return conflict('DID_DEACTIVATED', `DID ${did} cannot ${action}: ${why}`, { did, pending: pendingChange });
   }
   if (!authenticationKeys(record as DidRecord).some((k) => bytesEqual(k, signer))) {
     return conflict('NOT_AUTHENTICATION_KEY', `the sender's key is not an authentication key of ${did}`, { did, signer: toHex(signer) });

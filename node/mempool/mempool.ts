@@ -69,6 +69,9 @@ export const MEMPOOL_DEFAULTS = {
   verifiedCacheSize: 100_000,
 } as const;
 
+/** Payloads whose checks count the sender's pending transactions ahead of them (checks.ts). */
+const AHEAD_KINDS = new Set(['Unstake', 'DidDeactivate', 'CredentialRequest', 'SetRecoveryPolicy']);
+
 export interface AdmitResult {
   hash: string;
   /** true when the transaction can go into the next block (no nonce gap before it) */
@@ -247,7 +250,7 @@ export class Mempool {
     const cost = payloadDebit(tx.payload) + feeFor(tx.payload.kind);
     const behindCost = q.costAfter(nonce);
     const kind = tx.payload.kind;
-    const ahead = kind === 'Unstake' || kind === 'DidDeactivate' ? q.before(nonce) : [];
+    const ahead = AHEAD_KINDS.has(kind) ? q.before(nonce) : [];
     const err = checkState(this.o.network, tx, sender, cost, view, { ahead, aheadCost: q.totalCost - behindCost, behindCost, all: q.entries });
     if (err) throw err;
     if (q.length >= this.o.maxPerSender) {

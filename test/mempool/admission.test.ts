@@ -181,3 +181,35 @@ t.test('onAdmitted hands each admitted transaction over, once; a throwing listen
   t.equal(errors.length, 2);
   t.equal(mp.size, 2);
 });
+
+t.test('CredentialRequest and SetRecoveryPolicy: the sender must hold the issuer or owner DID key, as for DidDeactivate', async (t) => {
+  const s = withDid(withDid(state([{ key: alice, balance: 1000n * UNIT }, { key: bob, balance: 1000n * UNIT }, { key: carol, balance: 1000n * UNIT }]), alice), carol, false);
+  const mp = pool(s);
+  const aliceDid = didForPublicKey(NETWORK, alice.publicKey);
+  const bobDid = didForPublicKey(NETWORK, bob.publicKey);
+  const carolDid = didForPublicKey(NETWORK, carol.publicKey);
+  const request = (k: typeof alice, nonce: bigint, issuer: string) =>
+    sign(k, nonce, {
+      kind: 'CredentialRequest',
+      credentialId: new Uint8Array(16).fill(Number(nonce) + 1),
+      credentialType: 'EmailVerificationCredential',
+      kycLevel: 0,
+      subject: issuer === bobDid ? aliceDid : bobDid,
+      issuer,
+      hash: new Uint8Array(32),
+      evidenceDigest: new Uint8Array(32),
+      fee: UNIT / 100n,
+      statusList: 0,
+      statusIndex: Number(nonce),
+    });
+  await t.rejects(mp.admit(request(bob, 0n, aliceDid)), { code: 'NOT_AUTHENTICATION_KEY', data: { did: aliceDid } });
+  await t.rejects(mp.admit(request(carol, 0n, carolDid)), { code: 'DID_DEACTIVATED', message: /cannot issue credentials/ });
+  await t.rejects(mp.admit(request(bob, 0n, bobDid)), { code: 'DID_NOT_FOUND' });
+  await mp.admit(request(alice, 0n, aliceDid));
+  // bob's own DidCreate pending ahead makes bob an issuer for what follows it
+  await mp.admit(didCreate(bob, 0n));
+  await mp.admit(request(bob, 1n, bobDid));
+  const policy = (k: typeof alice, nonce: bigint, did: string) => sign(k, nonce, { kind: 'SetRecoveryPolicy', did, guardians: [carolDid], threshold: 1, delayBlocks: 0 });
+  await t.rejects(mp.admit(policy(bob, 2n, aliceDid)), { code: 'NOT_AUTHENTICATION_KEY', message: /authentication key of/ });
+  await mp.admit(policy(alice, 1n, aliceDid));
+});
