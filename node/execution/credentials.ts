@@ -3,22 +3,9 @@ import { addressBytesFromPublicKey, formatAddress } from '../protocol/address.js
 import { bytesEqual } from '../protocol/bytes.js';
 import { attestationThreshold, committeeSeed, isSelected, verifyAttestation } from '../protocol/committee.js';
 import { formatCredentialId } from '../protocol/credential-id.js';
-import {
-  credentialByIssuerKey,
-  credentialBySubjectKey,
-  credentialKey,
-  decodeCounter,
-  decodeCredential,
-  encodeCounter,
-  encodeCredential,
-  INDEX_MARKER,
-  issuerCounterKey,
-  revocationListKey,
-  type CredentialRecord,
-} from '../protocol/credential-records.js';
+import { credentialByIssuerKey, credentialBySubjectKey, credentialKey, decodeCounter, decodeCredential, encodeCounter, encodeCredential, INDEX_MARKER, issuerCounterKey, revocationListKey, type CredentialRecord } from '../protocol/credential-records.js';
 import { authenticationKeys } from '../protocol/did-document.js';
-import type { DidRecord } from '../protocol/records.js';
-import { didForIdentifier, parseDid } from '../protocol/did.js';
+import { didForIdentifier } from '../protocol/did.js';
 import { ATTESTATION_WINDOW } from '../protocol/params.js';
 import type { PayloadOf } from '../protocol/payloads.js';
 import type { ReceiptEvent } from '../protocol/receipt.js';
@@ -26,7 +13,7 @@ import { REVOCATION_LIST_ENTRIES, RevocationList } from '../protocol/revocation-
 import type { PayloadResult, TxContext } from './apply.js';
 import type { StateOverlay, StateReader } from './overlay.js';
 import { MAX_TASKS_PER_HEIGHT, SCHEDULED_KINDS, scheduleTask, taskCount } from './scheduled.js';
-import { credit, debit, readDid } from './state-access.js';
+import { credit, debit, readActiveDid, readDid } from './state-access.js';
 import { readGovernance } from './chain-params.js';
 import { disqualifyHolder } from './eligibility.js';
 import { readValidatorSet } from './validator-set.js';
@@ -52,16 +39,6 @@ export async function readIssuerCounter(state: StateReader, issuer: Uint8Array):
   return bytes ? decodeCounter(bytes) : 0;
 }
 
-/** A DID of this network that exists and is active, or why not. */
-async function activeDid(state: StateReader, ctx: TxContext, did: string, role: string): Promise<{ failure: string } | { identifier: Uint8Array; record: DidRecord }> {
-  const parsed = parseDid(did);
-  if (parsed.network !== ctx.network) return { failure: `the ${role} DID ${did} belongs to network ${parsed.network}, not ${ctx.network}` };
-  const record = await readDid(state, parsed.identifier);
-  if (!record) return { failure: `the ${role} DID does not exist: ${did}` };
-  if (!record.active) return { failure: `the ${role} DID is deactivated: ${did}` };
-  return { identifier: parsed.identifier, record };
-}
-
 export async function credentialRequest(
   state: StateOverlay,
   ctx: TxContext,
@@ -70,10 +47,10 @@ export async function credentialRequest(
   txHash: Uint8Array,
 ): Promise<PayloadResult> {
   const id = formatCredentialId(p.credentialId);
-  const issuer = await activeDid(state, ctx, p.issuer, 'issuer');
+  const issuer = await readActiveDid(state, ctx.network, p.issuer, 'issuer DID');
   if ('failure' in issuer) return issuer;
   if (!authenticationKeys(issuer.record).some((k) => bytesEqual(k, senderPubkey))) return { failure: `not signed by the issuer DID's authentication key: ${p.issuer}` };
-  const subject = await activeDid(state, ctx, p.subject, 'subject');
+  const subject = await readActiveDid(state, ctx.network, p.subject, 'subject DID');
   if ('failure' in subject) return subject;
   if (await readCredential(state, p.credentialId)) return { failure: `credential id already in use: ${id}` };
   const next = await readIssuerCounter(state, issuer.identifier);

@@ -18,7 +18,7 @@ import { verifyRecovery } from '../protocol/recovery.js';
 import type { BlockContext, PayloadResult, TxContext } from './apply.js';
 import type { StateOverlay, StateReader } from './overlay.js';
 import { MAX_TASKS_PER_HEIGHT, SCHEDULED_KINDS, scheduleTask, taskCount } from './scheduled.js';
-import { readDid, writeDid } from './state-access.js';
+import { readActiveDid, readDid, writeDid } from './state-access.js';
 
 /**
  * Social recovery (docs/protocol.md, "Social recovery"). The owner names guardians with
@@ -37,18 +37,6 @@ export async function readPendingRecovery(state: StateReader, identifier: Uint8A
   return bytes ? decodePendingRecovery(bytes) : undefined;
 }
 
-type Found = { identifier: Uint8Array; record: DidRecord } | { failure: string };
-
-/** An active DID of this chain's network; `role` names it in the failure. */
-async function activeDid(state: StateReader, network: string, did: string, role: string): Promise<Found> {
-  const parsed = parseDid(did);
-  if (parsed.network !== network) return { failure: `${role} ${did} belongs to network ${parsed.network}, not ${network}` };
-  const record = await readDid(state, parsed.identifier);
-  if (!record) return { failure: `${role} not found: ${did}` };
-  if (!record.active) return { failure: `${role} is deactivated: ${did}` };
-  return { identifier: parsed.identifier, record };
-}
-
 /** Deletes the pending recovery, if any: its scheduled task then does nothing. */
 async function cancelPending(state: StateOverlay, identifier: Uint8Array): Promise<boolean> {
   if (!(await state.get(pendingRecoveryKey(identifier)))) return false;
@@ -64,7 +52,7 @@ export async function setRecoveryPolicy(
   signer: Uint8Array,
   txHash: Uint8Array,
 ): Promise<PayloadResult> {
-  const target = await activeDid(state, ctx.network, p.did, 'DID');
+  const target = await readActiveDid(state, ctx.network, p.did, 'DID');
   if ('failure' in target) return target;
   const { identifier, record } = target;
   if (!authenticationKeys(record).some((k) => bytesEqual(k, signer))) return { failure: 'not signed by an authentication key of the DID' };
@@ -76,7 +64,7 @@ export async function setRecoveryPolicy(
   } else {
     const guardians: Uint8Array[] = [];
     for (const g of p.guardians) {
-      const guardian = await activeDid(state, ctx.network, g, 'guardian DID');
+      const guardian = await readActiveDid(state, ctx.network, g, 'guardian DID');
       if ('failure' in guardian) return guardian;
       guardians.push(guardian.identifier);
     }
@@ -91,7 +79,7 @@ export async function setRecoveryPolicy(
 
 /** Checks the guardians' signatures and replaces the key now, or schedules it after the policy's delay. Anyone may send it. */
 export async function didRecover(state: StateOverlay, ctx: TxContext, p: PayloadOf<'DidRecover'>, txHash: Uint8Array): Promise<PayloadResult> {
-  const target = await activeDid(state, ctx.network, p.did, 'DID');
+  const target = await readActiveDid(state, ctx.network, p.did, 'DID');
   if ('failure' in target) return target;
   const { identifier, record } = target;
   const policy = await readRecoveryPolicy(state, identifier);

@@ -13,6 +13,7 @@ import {
   type DidRecord,
   type ValidatorRecord,
 } from '../protocol/records.js';
+import { parseDid } from '../protocol/did.js';
 import type { StateOverlay, StateReader } from './overlay.js';
 
 /** Typed reads and writes of state entries over any reader; shared by execution and the node's views. */
@@ -57,4 +58,19 @@ export async function debit(state: StateOverlay, address: Uint8Array, amount: bi
   const next = { ...a, balance: a.balance - amount };
   writeAccount(state, address, next);
   return next;
+}
+
+/** A DID of this chain's network that exists and is active, or why not; `role` names it in the failure. */
+export async function readActiveDid(
+  state: StateReader,
+  network: string,
+  did: string,
+  role: string,
+): Promise<{ identifier: Uint8Array; record: DidRecord } | { failure: string }> {
+  const parsed = parseDid(did);
+  if (parsed.network !== network) return { failure: `${role} ${did} belongs to network ${parsed.network}, not ${network}` };
+  const record = await readDid(state, parsed.identifier);
+  if (!record) return { failure: `${role} not found: ${did}` };
+  if (!record.active) return { failure: `${role} is deactivated: ${did}` };
+  return { identifier: parsed.identifier, record };
 }

@@ -1,6 +1,6 @@
 import type { Block } from '../protocol/block.js';
 import { didDocumentRpc, type DidDocumentRpc } from '../protocol/did-document.js';
-import { credentialView } from '../rpc/ledger/credential-view.js';
+import { credentialVerification } from '../rpc/ledger/credential-view.js';
 import type { CredentialRecord } from '../protocol/credential-records.js';
 import type { Receipt } from '../protocol/receipt.js';
 import type { Account, DidRecord, ValidatorRecord } from '../protocol/records.js';
@@ -50,13 +50,7 @@ export function chainView(store: ChainStore, network: string): ChainView {
     validator: (address) => store.validators.get(address),
     validators: () => store.validators.list(),
     isRevoked: async (issuer, list, index) => (await store.credentials.revocationList(issuer, list))?.isRevoked(index),
-    verifyCredential: async (id) => {
-      const c = await store.credentials.get(id);
-      if (c?.status !== 'registered') return null;
-      const revoked = c.revokedMs !== null;
-      const issuerActive = (await store.dids.get(c.issuer))?.active ?? false;
-      return { valid: !revoked, credential: credentialView(c, network, issuerActive), revoked };
-    },
+    verifyCredential: (id) => credentialVerification(store, network, id),
     resolveDid: async (identifier) => {
       const record = await store.dids.get(identifier);
       return record ? didDocumentRpc(record) : null;

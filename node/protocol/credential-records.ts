@@ -77,9 +77,7 @@ export function issuerCounterKey(issuer: Uint8Array): Uint8Array {
 }
 
 export function revocationListKey(issuer: Uint8Array, list: number): Uint8Array {
-  const n = new Uint8Array(4);
-  new DataView(n.buffer).setUint32(0, list);
-  return concatBytes(Uint8Array.of(STATE_PREFIX.revocationList), issuer, n);
+  return new ByteWriter().u8(STATE_PREFIX.revocationList).bytes(issuer).u32(list).finish();
 }
 
 /** The value of an index entry: the key says everything. */

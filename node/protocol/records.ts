@@ -190,25 +190,19 @@ export function decodeValidatorSet(bytes: Uint8Array): ValidatorSetRecord {
  * u32 n ‖ n × address[20]
  */
 export function encodeCandidates(addresses: readonly Uint8Array[]): Uint8Array {
-  const w = new ByteWriter().bytes(u32(addresses.length));
+  const w = new ByteWriter().u32(addresses.length);
   for (const a of addresses) w.bytes(a);
   return w.finish();
 }
 
 export function decodeCandidates(bytes: Uint8Array): Uint8Array[] {
   const r = new ByteReader(bytes);
-  const n = new DataView(r.bytes(4).buffer).getUint32(0);
+  const n = r.u32();
   const out: Uint8Array[] = [];
   for (let i = 0; i < n; i++) out.push(r.bytes(ADDRESS_LENGTH));
   r.end();
   ascending(out, 'validator candidates');
   return out;
-}
-
-function u32(n: number): Uint8Array {
-  const b = new Uint8Array(4);
-  new DataView(b.buffer).setUint32(0, n);
-  return b;
 }
 
 function ascending(addresses: Uint8Array[], what: string): void {

@@ -65,20 +65,9 @@ export function policyProblem(guardians: number, threshold: number, delayBlocks:
   return undefined;
 }
 
-/** u32 big-endian: ByteWriter has no u32, and delay_blocks is one on the wire. */
-export function u32(n: number): Uint8Array {
-  const b = new Uint8Array(4);
-  new DataView(b.buffer).setUint32(0, n);
-  return b;
-}
-
-export function readU32(r: ByteReader): number {
-  return new DataView(r.bytes(4).buffer).getUint32(0);
-}
-
 /** u8 threshold ‖ u32 delay_blocks ‖ u8 n ‖ n × identifier[20] */
 export function encodeRecoveryPolicy(p: RecoveryPolicy): Uint8Array {
-  const w = new ByteWriter().u8(p.threshold).bytes(u32(p.delayBlocks)).u8(p.guardians.length);
+  const w = new ByteWriter().u8(p.threshold).u32(p.delayBlocks).u8(p.guardians.length);
   for (const g of p.guardians) w.bytes(g);
   return w.finish();
 }
@@ -86,7 +75,7 @@ export function encodeRecoveryPolicy(p: RecoveryPolicy): Uint8Array {
 export function decodeRecoveryPolicy(bytes: Uint8Array): RecoveryPolicy {
   const r = new ByteReader(bytes);
   const threshold = r.u8();
-  const delayBlocks = readU32(r);
+  const delayBlocks = r.u32();
   const n = r.u8();
   const problem = n === 0 ? 'a stored policy has guardians' : policyProblem(n, threshold, delayBlocks);
   if (problem) throw invalid('BAD_RECOVERY_RECORD', `recovery policy: ${problem}`);

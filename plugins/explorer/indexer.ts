@@ -53,10 +53,6 @@ export class Indexer {
     return this.next;
   }
 
-  async apply(c: CommittedBlock): Promise<Indexed> {
-    return (await this.applyAll([c]))[0]!;
-  }
-
   /**
    * Indexes consecutive blocks in one batch (catching up, many are waiting): the cursor still
    * moves in the same write as the rows, so a crash leaves the index before or after all of them.

@@ -3,6 +3,7 @@ import type { PluginContext } from '../../node/plugins/types.js';
 import { addressRow, isValidator, paging } from './api.js';
 import type { AddressRecord } from './indexer.js';
 import type { BlockRow } from './rows.js';
+import { listedValidators } from './validators-api.js';
 import { getJson, getNumber, listNewest, pad, scan } from './store.js';
 
 /**
@@ -63,7 +64,7 @@ async function networkStats(ctx: PluginContext) {
   const n = (name: string) => getNumber(store, `count:${name}`);
   const [latest] = await listNewest(store, 'block:', 0, 1);
   const block = latest === undefined ? undefined : (JSON.parse(latest) as BlockRow);
-  const validators = (await ctx.chain.validators()).filter(({ validator: v }) => v.staked > 0n || v.active);
+  const validators = await listedValidators(ctx);
   return {
     blocks: { total_blocks: await n('blocks'), latest_height: block ? Number(block.height) : null, latest_timestamp: block ? Number(block.timestamp_ms) : null },
     transactions: { total_transactions: await n('txs'), unique_senders: await n('senders') },

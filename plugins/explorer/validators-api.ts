@@ -27,6 +27,11 @@ export function validatorRow(address: string, v: ValidatorRecord, proposed: numb
   };
 }
 
+/** The records the explorer calls validators: any with stake, stake unbonding, or set membership. */
+export async function listedValidators(ctx: PluginContext): Promise<Array<{ address: Uint8Array; validator: ValidatorRecord }>> {
+  return (await ctx.chain.validators()).filter(({ validator: v }) => v.staked > 0n || v.unbonding.length > 0 || v.active);
+}
+
 export function mountValidatorsApi(ctx: PluginContext): void {
   const store = ctx.store;
   const asOf = async () => {
@@ -35,7 +40,7 @@ export function mountValidatorsApi(ctx: PluginContext): void {
   };
   const rows = async () => {
     const updatedAt = await asOf();
-    const all = (await ctx.chain.validators()).filter(({ validator: v }) => v.staked > 0n || v.unbonding.length > 0 || v.active);
+    const all = await listedValidators(ctx);
     return Promise.all(all.map(async ({ address, validator }) => {
       const a = formatAddress(address);
       return validatorRow(a, validator, await getNumber(store, `count:proposed:${a}`), updatedAt);

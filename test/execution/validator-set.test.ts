@@ -3,17 +3,7 @@ import { BlsQuorumCrypto, voteDigest } from '../../node/consensus/crypto.js';
 import { buildBlockBody, executeBlock } from '../../node/execution/block.js';
 import { StateOverlay, type StateReader } from '../../node/execution/overlay.js';
 import { readAccount, readValidator, writeAccount, writeValidator } from '../../node/execution/state-access.js';
-import {
-  isEligible,
-  lastHeightOf,
-  readCandidates,
-  readValidatorSet,
-  selectValidatorSet,
-  tierOf,
-  weightOf,
-  writeGenesisValidatorSet,
-  type Candidate,
-} from '../../node/execution/validator-set.js';
+import { isEligible, lastHeightOf, readCandidates, selectValidatorSet, tierOf, weightOf, writeGenesisValidatorSet, type Candidate } from '../../node/execution/validator-set.js';
 import { ADDRESS_LENGTH, formatAddress } from '../../node/protocol/address.js';
 import { UNIT } from '../../node/protocol/amount.js';
 import { bytesEqual, toHex } from '../../node/protocol/bytes.js';

@@ -1,45 +1,18 @@
 import t from 'tap';
+import { binary, fromBinary } from '../fixtures/payload-bytes.js';
 import { loadVectors } from '../fixtures/vectors.js';
 import { ADDRESS_LENGTH } from '../../node/protocol/address.js';
-import { ByteReader, ByteWriter, concatBytes, fromHex, toHex } from '../../node/protocol/bytes.js';
+import { ByteWriter, concatBytes, fromHex, toHex } from '../../node/protocol/bytes.js';
 import { didForIdentifier } from '../../node/protocol/did.js';
 import { FEES } from '../../node/protocol/fees.js';
-import { decodePayload, encodePayload, payloadFromJson, payloadToJson, type Payload, type PayloadOf } from '../../node/protocol/payloads.js';
-import {
-  decodePendingRecovery,
-  decodeRecoveryPolicy,
-  encodePendingRecovery,
-  encodeRecoveryPolicy,
-  pendingRecoveryKey,
-  recoveryPolicyKey,
-} from '../../node/protocol/recovery-records.js';
+import { payloadFromJson, payloadToJson, type Payload, type PayloadOf } from '../../node/protocol/payloads.js';
+import { decodePendingRecovery, decodeRecoveryPolicy, encodePendingRecovery, encodeRecoveryPolicy, pendingRecoveryKey, recoveryPolicyKey } from '../../node/protocol/recovery-records.js';
 import { recoveryMessage, verifyRecovery } from '../../node/protocol/recovery.js';
-import {
-  encodeTransaction,
-  signingBytes,
-  signTransaction,
-  transactionFromJson,
-  transactionHash,
-  transactionToJson,
-  verifyTransactionSignature,
-} from '../../node/protocol/transaction.js';
+import { encodeTransaction, signingBytes, signTransaction, transactionFromJson, transactionHash, transactionToJson, verifyTransactionSignature } from '../../node/protocol/transaction.js';
 
 const did = (fill: number) => didForIdentifier('testnet', new Uint8Array(ADDRESS_LENGTH).fill(fill));
 const OWNER = did(1);
 const G = [did(2), did(3), did(4)];
-
-function binary(p: Payload): Uint8Array {
-  const w = new ByteWriter();
-  encodePayload(w, p);
-  return w.finish();
-}
-
-function fromBinary(bytes: Uint8Array): Payload {
-  const r = new ByteReader(bytes);
-  const p = decodePayload(r);
-  r.end();
-  return p;
-}
 
 const str = (s: string) => new ByteWriter().str(s).finish();
 

@@ -1,36 +1,16 @@
 import t from 'tap';
+import { binary, fromBinary } from '../fixtures/payload-bytes.js';
 import { BlsQuorumCrypto, voteDigest } from '../../node/consensus/crypto.js';
 import { blsPublicKey } from '../../node/crypto/bls.js';
 import { ADDRESS_LENGTH, addressBytesFromPublicKey } from '../../node/protocol/address.js';
-import { ByteReader, ByteWriter, concatBytes, fromHex, toHex } from '../../node/protocol/bytes.js';
-import { decodePayload, encodePayload, payloadFromJson, payloadToJson, type Payload, type PayloadOf } from '../../node/protocol/payloads.js';
-import {
-  decodeCandidates,
-  decodeValidator,
-  decodeValidatorSet,
-  encodeCandidates,
-  encodeValidator,
-  encodeValidatorSet,
-  type ValidatorRecord,
-} from '../../node/protocol/records.js';
+import { ByteWriter, concatBytes, fromHex, toHex } from '../../node/protocol/bytes.js';
+import { payloadFromJson, payloadToJson, type Payload, type PayloadOf } from '../../node/protocol/payloads.js';
+import { decodeCandidates, decodeValidator, decodeValidatorSet, encodeCandidates, encodeValidator, encodeValidatorSet, type ValidatorRecord } from '../../node/protocol/records.js';
 import { transactionFromJson } from '../../node/protocol/transaction.js';
 import { checkEquivocation, checkProofOfPossession, popMessage, proofOfPossession } from '../../node/protocol/validator-keys.js';
 import { loadVectors } from '../fixtures/vectors.js';
 
 const V = loadVectors('ledger-transactions.json');
-
-function binary(p: Payload): Uint8Array {
-  const w = new ByteWriter();
-  encodePayload(w, p);
-  return w.finish();
-}
-
-function fromBinary(bytes: Uint8Array): Payload {
-  const r = new ByteReader(bytes);
-  const p = decodePayload(r);
-  r.end();
-  return p;
-}
 
 t.test('vectors: the BLS key, the proof of possession and the evidence of docs/protocol.md', async (t) => {
   const sender = addressBytesFromPublicKey(fromHex(V.public_key));

@@ -1,21 +1,12 @@
 import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH } from '../../crypto/ed25519.js';
 import { invalid } from '../../errors.js';
-import { parseDid } from '../did.js';
 import type { PayloadCodec, PayloadOf } from '../payloads.js';
-import { MAX_GUARDIANS, policyProblem, readU32, u32 } from '../recovery-records.js';
-import { fields, fixedBytesFromJson, fixedBytesToJson } from './fields.js';
+import { MAX_GUARDIANS, policyProblem } from '../recovery-records.js';
+import { didField, fields, fixedBytesFromJson, fixedBytesToJson } from './fields.js';
 
 /** Social recovery: a DID's guardian policy, and the guardians' recovery of the DID to a new key. */
 
 export const MAX_RECOVERY_SIGNATURES = MAX_GUARDIANS;
-
-function didField(value: unknown, what: string): string {
-  try {
-    return parseDid(value).did;
-  } catch (err) {
-    throw invalid('MALFORMED_PAYLOAD', `${what}: ${(err as Error).message}`);
-  }
-}
 
 function intField(value: unknown, what: string): number {
   const n = typeof value === 'bigint' ? Number(value) : value;
@@ -44,7 +35,7 @@ export const setRecoveryPolicy: PayloadCodec<'SetRecoveryPolicy'> = {
   encode(w, p) {
     w.str(p.did).u8(p.guardians.length);
     for (const g of p.guardians) w.str(g);
-    w.u8(p.threshold).bytes(u32(p.delayBlocks));
+    w.u8(p.threshold).u32(p.delayBlocks);
   },
   decode(r) {
     const did = didField(r.str(), 'SetRecoveryPolicy.did');
@@ -53,7 +44,7 @@ export const setRecoveryPolicy: PayloadCodec<'SetRecoveryPolicy'> = {
     const guardians: string[] = [];
     for (let i = 0; i < n; i++) guardians.push(didField(r.str(), `SetRecoveryPolicy.guardians[${i}]`));
     const threshold = r.u8();
-    return checkedPolicy({ kind: 'SetRecoveryPolicy', did, guardians, threshold, delayBlocks: readU32(r) });
+    return checkedPolicy({ kind: 'SetRecoveryPolicy', did, guardians, threshold, delayBlocks: r.u32() });
   },
   fromJson(body) {
     fields(body, 'SetRecoveryPolicy', ['did', 'guardians', 'threshold', 'delay_blocks']);

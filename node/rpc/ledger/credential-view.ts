@@ -3,6 +3,7 @@ import { toHex } from '../../protocol/bytes.js';
 import { formatCredentialId } from '../../protocol/credential-id.js';
 import type { CredentialRecord } from '../../protocol/credential-records.js';
 import { didForIdentifier } from '../../protocol/did.js';
+import type { ChainStore } from '../../state/chain-store.js';
 
 /**
  * The RPC form of a credential record: seed 002's fields (`id` … `revoked_ms`), then what the
@@ -32,4 +33,20 @@ export function credentialView(c: CredentialRecord, network: string, issuerActiv
     ...(c.bbs ? { bbs_public_key: toHex(c.bbs.publicKey), bbs_message_count: c.bbs.messageCount } : {}),
     tx_hash: toHex(c.txHash),
   };
+}
+
+/** The record's view with its issuer's current status read from the store. */
+export async function credentialViewOf(store: ChainStore, network: string, c: CredentialRecord): Promise<Record<string, unknown>> {
+  return credentialView(c, network, (await store.dids.get(c.issuer))?.active ?? false);
+}
+
+/**
+ * The ledger_credentialVerify answer: null unless the credential is registered; valid while it is
+ * not revoked, also when its issuer has since been deactivated.
+ */
+export async function credentialVerification(store: ChainStore, network: string, id: Uint8Array): Promise<{ valid: boolean; credential: Record<string, unknown>; revoked: boolean } | null> {
+  const c = await store.credentials.get(id);
+  if (c?.status !== 'registered') return null;
+  const revoked = c.revokedMs !== null;
+  return { valid: !revoked, credential: await credentialViewOf(store, network, c), revoked };
 }

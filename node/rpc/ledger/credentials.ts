@@ -7,7 +7,7 @@ import { parseDid } from '../../protocol/did.js';
 import { credentialId, did, param } from '../params.js';
 import { defineMethod, type RpcMethod } from '../server.js';
 import type { RpcContext } from './context.js';
-import { credentialView } from './credential-view.js';
+import { credentialVerification, credentialViewOf } from './credential-view.js';
 import { bbsPresentationParams, bbsProofParam } from './identity.js';
 
 /**
@@ -17,7 +17,7 @@ import { bbsPresentationParams, bbsProofParam } from './identity.js';
  * only `ledger_getCredentialRequest` shows it.
  */
 export function credentialMethods(ctx: RpcContext): RpcMethod[] {
-  const view = async (c: CredentialRecord) => credentialView(c, ctx.network, (await ctx.store.dids.get(c.issuer))?.active ?? false);
+  const view = (c: CredentialRecord) => credentialViewOf(ctx.store, ctx.network, c);
   const registered = async (text: string) => {
     const c = await ctx.store.credentials.get(parseCredentialId(text));
     return c?.status === 'registered' ? c : undefined;
@@ -34,12 +34,7 @@ export function credentialMethods(ctx: RpcContext): RpcMethod[] {
     defineMethod({
       name: 'ledger_credentialVerify',
       params: [param('credential_id', credentialId())],
-      handler: async (id) => {
-        const c = await registered(id);
-        if (!c) return null;
-        const revoked = c.revokedMs !== null;
-        return { valid: !revoked, credential: await view(c), revoked };
-      },
+      handler: (id) => credentialVerification(ctx.store, ctx.network, parseCredentialId(id)),
     }),
     defineMethod({ name: 'ledger_credentialsByIssuer', params: [param('did', did())], handler: (text) => listed(text, 'byIssuer') }),
     defineMethod({
