@@ -42,6 +42,7 @@ export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool;
   gauge('ledger_mempool_bytes', 'bytes of transactions in the mempool', () => deps.mempool.bytes);
   gauge('ledger_consensus_validators', 'validators in the current set', () => deps.engine.validators.size);
   gauge('ledger_consensus_epoch', 'current epoch (the validator set changes at each)', () => engine().epoch);
+  gauge('ledger_consensus_halted', '1 when this node stopped signing because its state disagrees with a quorum-certified block', () => (engine().halted ? 1 : 0));
   counter('ledger_consensus_epoch_changes_total', 'epoch boundaries this node crossed since it started', () => engine().epochChanges);
   counter('ledger_consensus_votes_sent_total', 'votes this node signed and sent', () => engine().votesSent);
   counter('ledger_consensus_votes_received_total', 'votes received from peers', () => engine().votesReceived);

@@ -4,7 +4,7 @@ import { buildGenesisBlock } from './chain/genesis-block.js';
 import { dataPaths, type NodeConfig } from './config/index.js';
 import { readValidatorKeyFile } from './config/keyfile.js';
 import { BlsQuorumCrypto } from './consensus/crypto.js';
-import { ConsensusEngine } from './consensus/engine.js';
+import { ConsensusEngine, type HaltReport } from './consensus/engine.js';
 import { LevelConsensusStore } from './consensus/store-level.js';
 import { LedgerError } from './errors.js';
 import { HttpServer } from './http/server.js';
@@ -14,7 +14,8 @@ import { connectMempoolGossip } from './mempool/gossip.js';
 import { createMetrics, observeConsensus } from './metrics.js';
 import { P2PNetwork } from './network/index.js';
 import { addressBytesFromPublicKey, formatAddress } from './protocol/address.js';
-import { bytesEqual } from './protocol/bytes.js';
+import { bytesEqual, toHex } from './protocol/bytes.js';
+import type { Block } from './protocol/block.js';
 import { parseGenesis } from './protocol/genesis.js';
 import { parseJson } from './protocol/json.js';
 import { Attester } from './attestation/attester.js';
@@ -147,6 +148,16 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     if (config.attestation.auto) app.on('committed', (c: CommittedBlock) => attester.onCommitted(c));
     else log.info('automatic attestation is off (attestation.auto = false): this validator attests only what its operator sends');
     engine.on('fault', (err: unknown) => log.error({ err }, 'consensus fault'));
+    engine.on('rejected', (e: { block: Block; error: unknown; from?: Uint8Array }) => {
+      const err = e.error as { code?: string; kind?: string; message?: string; data?: unknown };
+      log.warn(
+        { height: e.block.header.height, round: e.block.header.round, hash: toHex(e.block.hash), from: e.from && formatAddress(e.from), code: err.code, kind: err.kind, details: err.data },
+        `block refused: ${err.message ?? String(e.error)}`,
+      );
+    });
+    engine.on('halted', (report: HaltReport) => {
+      log.fatal({ ...report }, 'consensus halted: this node\'s state disagrees with a quorum-certified chain, so it no longer votes, proposes or times out; see docs/consensus.md (a node that stops signing)');
+    });
 
     const http = new HttpServer({ host: config.rpc.host, port: config.rpc.port, maxBodyBytes: config.rpc.maxBodyBytes, log });
     const rpc = createRpcServer({
@@ -186,7 +197,11 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     http.route('GET', '/metrics', async (ctx) => {
       ctx.send(200, await metrics.registry.metrics(), metrics.registry.contentType);
     });
-    http.route('GET', '/health', (ctx) => ctx.json(200, { status: 'ok', seq: store.head()?.seq ?? 0 }));
+    http.route('GET', '/health', (ctx) => {
+      const halted = engine.haltReport;
+      if (halted) ctx.json(503, { status: 'halted', seq: store.head()?.seq ?? 0, consensus: halted });
+      else ctx.json(200, { status: 'ok', seq: store.head()?.seq ?? 0 });
+    });
 
     await engine.start();
     closers.push(() => engine.stop());

@@ -1,12 +1,12 @@
 import { EventEmitter } from 'node:events';
 import type { EpochInfo } from '../consensus/types.js';
-import type { BlockContext } from '../execution/apply.js';
+import { InclusionError, type BlockContext } from '../execution/apply.js';
 import { buildBlockBody, executeBlock, type ExecutedTx } from '../execution/block.js';
 import { LedgerError } from '../errors.js';
 import { blockHash, transactionsRoot, type Block, type BlockHeader, type QuorumCertificate } from '../protocol/block.js';
 import { bytesEqual, toHex } from '../protocol/bytes.js';
 import type { Receipt } from '../protocol/receipt.js';
-import { verifyTransactionSignature, type Transaction } from '../protocol/transaction.js';
+import { transactionHashBytes, verifyTransactionSignature, type Transaction } from '../protocol/transaction.js';
 import type { StateChange, StateReader } from '../execution/overlay.js';
 import { lastHeightOf, readValidatorSet } from '../execution/validator-set.js';
 import type { TreeNodeReader } from '../state/tree/index.js';
@@ -65,7 +65,7 @@ export class ChainApp extends EventEmitter {
 
   constructor(private readonly o: ChainAppOptions) {
     super();
-    this.pending = new PendingBlocks(o.store.stateReader(), o.store.treeNodes());
+    this.pending = new PendingBlocks({ state: o.store.stateReader(), nodes: o.store.treeNodes(), headHash: () => o.store.head()?.hash });
     this.now = o.now ?? Date.now;
     this.drift = o.maxClockDriftMs ?? 5_000;
   }
@@ -130,30 +130,45 @@ export class ChainApp extends EventEmitter {
     return block;
   }
 
+  /**
+   * Checks a block against its parent. What it throws says who is at fault (see ConsensusApp):
+   * kind 'invalid' when the block is wrong by itself (its sender is to blame), 'conflict' when it
+   * disagrees with the state this node computed (the block is wrong, or this node is), 'limit'
+   * when its timestamp is ahead of this node's clock, 'internal' when the parent's state is not
+   * known here.
+   */
   async validateBlock(block: Block, parent: Block): Promise<void> {
     const h = block.header;
     if (this.pending.get(block.hash)) return; // built or validated here already
     if (!bytesEqual(h.parentHash, parent.hash)) throw reject('BAD_PARENT', 'parent_hash does not match the parent');
-    if (h.timestampMs <= parent.header.timestampMs) throw reject('BAD_TIMESTAMP', 'timestamp must be after the parent');
-    if (h.timestampMs > this.now() + this.drift) throw reject('BAD_TIMESTAMP', 'timestamp is too far in the future');
-    if (block.transactions.length > this.o.maxBlockTransactions) throw reject('BLOCK_TOO_LARGE', 'too many transactions');
+    if (h.timestampMs <= parent.header.timestampMs) throw reject('BAD_TIMESTAMP', `timestamp ${h.timestampMs} is not after the parent's ${parent.header.timestampMs}`);
+    if (block.transactions.length > this.o.maxBlockTransactions) throw reject('BLOCK_TOO_LARGE', `${block.transactions.length} transactions, at most ${this.o.maxBlockTransactions}`);
     if (!bytesEqual(h.transactionsRoot, transactionsRoot(this.o.chainId, block.transactions))) throw reject('BAD_TX_ROOT', 'transactions_root mismatch');
+    for (const tx of block.transactions) {
+      const hash = toHex(transactionHashBytes(this.o.chainId, tx));
+      if (this.o.mempool.isVerified(hash)) continue;
+      if (!verifyTransactionSignature(this.o.chainId, tx)) throw reject('BAD_SIGNATURE', `transaction ${hash} has a bad signature`);
+      this.o.mempool.markVerified(hash);
+    }
+    const ahead = h.timestampMs - this.now();
+    if (ahead > this.drift) {
+      throw new LedgerError('TIMESTAMP_AHEAD', `timestamp is ${ahead} ms ahead of this node's clock (at most ${this.drift} ms)`, 'limit', { ahead_ms: ahead, max_ms: this.drift });
+    }
     const { state, nodes } = this.pending.readersAfter(parent.hash);
     let exec;
     try {
       exec = await executeBlock(state, this.o.chainId, this.context(h), block.transactions);
     } catch (err) {
-      throw reject('INVALID_BLOCK', `block cannot be executed: ${(err as Error).message}`);
-    }
-    for (const e of exec.txs) {
-      const hash = toHex(e.hash);
-      if (this.o.mempool.isVerified(hash)) continue;
-      if (!verifyTransactionSignature(this.o.chainId, e.tx)) throw reject('BAD_SIGNATURE', `transaction ${hash} has a bad signature`);
-      this.o.mempool.markVerified(hash);
+      if (!(err instanceof InclusionError)) throw err;
+      throw new LedgerError('EXECUTION_FAILED', `block cannot be executed on the state after its parent: ${err.message}`, 'conflict', { height: h.height, tx_error: err.code });
     }
     const tree = await updateTree(nodes, parent.header.stateRoot, exec.changes);
     if (!bytesEqual(tree.root, h.stateRoot)) {
-      throw reject('STATE_ROOT_MISMATCH', `state root mismatch at height ${h.height}: block says ${toHex(h.stateRoot)}, execution gives ${toHex(tree.root)}`);
+      throw new LedgerError('STATE_ROOT_MISMATCH', `state root mismatch at height ${h.height}: the block says ${toHex(h.stateRoot)}, execution here gives ${toHex(tree.root)}`, 'conflict', {
+        height: h.height,
+        expected: toHex(h.stateRoot),
+        actual: toHex(tree.root),
+      });
     }
     this.pending.add({ block, executed: exec.txs, changes: exec.changes, treeNodes: tree.nodes });
   }
@@ -164,10 +179,19 @@ export class ChainApp extends EventEmitter {
       const seq = head ? head.seq + 1 : 0;
       let p = this.pending.get(block.hash);
       if (!p) {
-        // Not executed here (e.g. restored after a restart): execute against committed state.
+        // Not executed here yet: it must sit on the committed head, whose state is the store's.
+        if (!head || !bytesEqual(block.header.parentHash, head.hash)) {
+          throw new LedgerError('COMMIT_OUT_OF_ORDER', `block ${toHex(block.hash)} at height ${block.header.height} does not extend the committed head`, 'internal');
+        }
         const exec = await executeBlock(this.o.store.stateReader(), this.o.chainId, this.context(block.header), block.transactions);
         const tree = await updateTree(this.o.store.treeNodes(), head?.stateRoot ?? new Uint8Array(32), exec.changes);
-        if (!bytesEqual(tree.root, block.header.stateRoot)) throw reject('STATE_ROOT_MISMATCH', `committed block ${toHex(block.hash)} does not match local execution`);
+        if (!bytesEqual(tree.root, block.header.stateRoot)) {
+          throw new LedgerError('STATE_ROOT_MISMATCH', `certified block ${toHex(block.hash)} at height ${block.header.height} does not match execution here: the block says ${toHex(block.header.stateRoot)}, execution gives ${toHex(tree.root)}`, 'conflict', {
+            height: block.header.height,
+            expected: toHex(block.header.stateRoot),
+            actual: toHex(tree.root),
+          });
+        }
         p = { block, executed: exec.txs, changes: exec.changes, treeNodes: tree.nodes };
       }
       const receipts = p.executed.map((e, i) => receipt(e, block, seq, i));
@@ -191,6 +215,7 @@ function receipt(e: ExecutedTx, block: Block, seq: number, index: number): Recei
   };
 }
 
+/** The block is invalid by itself, whatever this node's state: its sender is at fault. */
 function reject(code: string, message: string): LedgerError {
-  return new LedgerError(code, message, 'invalid');
+  return new LedgerError(code, message, 'invalid', { provable: true });
 }

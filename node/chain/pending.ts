@@ -1,6 +1,7 @@
 import type { ExecutedTx } from '../execution/block.js';
+import { LedgerError } from '../errors.js';
 import { layeredReader, type StateChange, type StateReader } from '../execution/overlay.js';
-import { toHex } from '../protocol/bytes.js';
+import { bytesEqual, toHex } from '../protocol/bytes.js';
 import type { Block } from '../protocol/block.js';
 import { overlayReader, type TreeNodeReader } from '../state/tree/index.js';
 
@@ -12,18 +13,28 @@ export interface PendingBlock {
   treeNodes: Map<string, Uint8Array>;
 }
 
+/** The committed side the pending blocks layer over. */
+export interface CommittedBase {
+  state: StateReader;
+  nodes: TreeNodeReader;
+  /** the hash of the committed head, where every pending branch must start */
+  headHash(): Uint8Array | undefined;
+}
+
 /**
  * Speculative state of the uncommitted part of the block tree. Proposals build on, and validators
  * check against, the state after their parent, which may itself be uncommitted: readers layer each
  * pending ancestor's writes over the committed store.
+ *
+ * A parent that is neither the committed head nor a pending block executed here has no known
+ * state. That is refused (PARENT_STATE_UNKNOWN) rather than read from committed state, which
+ * would be the state of some other block: after a restart, that silent fallback made every child
+ * of a restored block fail its state root check.
  */
 export class PendingBlocks {
   private readonly byHash = new Map<string, PendingBlock>();
 
-  constructor(
-    private readonly committedState: StateReader,
-    private readonly committedNodes: TreeNodeReader,
-  ) {}
+  constructor(private readonly base: CommittedBase) {}
 
   add(p: PendingBlock): void {
     this.byHash.set(toHex(p.block.hash), p);
@@ -47,10 +58,25 @@ export class PendingBlocks {
     return out;
   }
 
-  /** State and tree nodes as they are after block `hash` (committed or pending). */
+  /** Whether the state after block `hash` is known here: it is the committed head, or a pending block on a branch from it. */
+  knows(hash: Uint8Array): boolean {
+    const head = this.base.headHash();
+    if (head && bytesEqual(hash, head)) return true;
+    const chain = this.ancestry(hash);
+    const oldest = chain[chain.length - 1];
+    return oldest !== undefined && head !== undefined && bytesEqual(oldest.block.header.parentHash, head);
+  }
+
+  /** State and tree nodes as they are after block `hash`; PARENT_STATE_UNKNOWN when `knows(hash)` is false. */
   readersAfter(hash: Uint8Array): { state: StateReader; nodes: TreeNodeReader } {
-    let state = this.committedState;
-    let nodes = this.committedNodes;
+    if (!this.knows(hash)) {
+      throw new LedgerError('PARENT_STATE_UNKNOWN', `the state after block ${toHex(hash)} is not known here: it is neither the committed head nor a block executed on top of it`, 'internal', {
+        block: toHex(hash),
+        head: toHex(this.base.headHash() ?? new Uint8Array(0)),
+      });
+    }
+    let state = this.base.state;
+    let nodes = this.base.nodes;
     for (const p of this.ancestry(hash).reverse()) {
       state = layeredReader(state, p.changes);
       nodes = overlayReader(nodes, p.treeNodes);

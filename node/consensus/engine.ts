@@ -85,6 +85,29 @@ export interface ConsensusMetrics {
   rangeRequests: number;
   lastCommitLatencyMs: number | undefined;
   dropped: Record<string, number>;
+  /** true once this node stopped signing because its state disagrees with a quorum */
+  halted: boolean;
+}
+
+/** A block the app found at odds with this node's state. */
+interface RefusedBlock {
+  height: number;
+  hash: string;
+  code: string;
+  error: string;
+}
+
+export type HaltReport = { reason: string } & Record<string, unknown>;
+
+/** Drop reasons by what the app's rejection says about the block (ConsensusApp.validateBlock). */
+const REFUSAL_REASONS: Partial<Record<string, string>> = {
+  invalid: 'invalid-block',
+  conflict: 'block-state-mismatch',
+  limit: 'block-timestamp-ahead',
+};
+
+function errorCode(err: unknown): string {
+  return err instanceof LedgerError ? err.code : 'ERROR';
 }
 
 export class ConsensusEngine extends EventEmitter {
@@ -114,6 +137,10 @@ export class ConsensusEngine extends EventEmitter {
   private readonly backup: BackupVotes;
   private readonly epochSync: EpochSync;
   private readonly evidenceList: Evidence[] = [];
+  /** blocks the app refused as disagreeing with this node's state, until a commit passes them */
+  private readonly refused = new Map<string, RefusedBlock>();
+  /** set when this node's state disagrees with a quorum: it then signs nothing */
+  private halted: HaltReport | undefined;
   private readonly m: ConsensusMetrics;
 
   constructor(options: ConsensusEngineOptions) {
@@ -134,7 +161,7 @@ export class ConsensusEngine extends EventEmitter {
       epochChanges: 0,
       rangeRequests: 0,
       round: 0, highQcRound: 0, lockedRound: 0, lastVotedRound: 0, committedHeight: options.committedHead.header.height, committedBlocks: 0,
-      proposals: 0, votesSent: 0, votesReceived: 0, qcsFormed: 0, tcsFormed: 0, timeouts: 0, pairingChecks: 0, lastCommitLatencyMs: undefined, dropped: {},
+      proposals: 0, votesSent: 0, votesReceived: 0, qcsFormed: 0, tcsFormed: 0, timeouts: 0, pairingChecks: 0, lastCommitLatencyMs: undefined, dropped: {}, halted: false,
     };
   }
 
@@ -170,9 +197,7 @@ export class ConsensusEngine extends EventEmitter {
       this.safety = rules.initialSafety(this.ep.startQc, this.ep.epoch);
     } else throw new LedgerError('CONSENSUS_STATE_MISSING', 'the chain is past genesis but the consensus store holds no safety state', 'internal');
     this.m.epoch = this.ep.epoch;
-    const pending = (await this.o.store.pendingBlocks()).sort((a, b) => a.header.height - b.header.height);
-    const stale = pending.filter((b) => b.header.height <= this.tree.root.header.height || !this.tree.add(b)).map((b) => b.hash);
-    await this.o.store.deletePendingBlocks(stale);
+    await this.restorePending();
     this.running = true;
     if (!this.subscribed) {
       this.subscribed = true;
@@ -187,6 +212,33 @@ export class ConsensusEngine extends EventEmitter {
       if (this.ep === ep) this.advance(rules.currentRound(this.safety), 'start');
     });
     await this.queue;
+  }
+
+  /**
+   * Puts the saved uncommitted blocks back in the tree, parents first, each re-executed by the
+   * app: the app keeps the state of uncommitted blocks in memory only, and a block in the tree
+   * whose state the app lacks could be neither extended nor used to check its children.
+   */
+  private async restorePending(): Promise<void> {
+    const saved = (await this.o.store.pendingBlocks()).sort((a, b) => a.header.height - b.header.height);
+    const dropped: Uint8Array[] = [];
+    for (const b of saved) {
+      // committed already, or on a branch that died with the commit
+      const parent = b.header.height > this.tree.root.header.height ? this.tree.get(b.header.parentHash) : undefined;
+      if (!parent) {
+        dropped.push(b.hash);
+        continue;
+      }
+      try {
+        await this.o.app.validateBlock(b, parent);
+      } catch (err) {
+        this.refuse(b, err, undefined);
+        dropped.push(b.hash);
+        continue;
+      }
+      this.tree.add(b);
+    }
+    await this.o.store.deletePendingBlocks(dropped);
   }
 
   async stop(): Promise<void> {
@@ -211,6 +263,7 @@ export class ConsensusEngine extends EventEmitter {
       committedHeight: this.tree.root.header.height,
       pairingChecks: this.m.pairingChecks + (this.ep?.verifier.checks ?? 0),
       dropped: { ...this.m.dropped },
+      halted: this.halted !== undefined,
     };
   }
 
@@ -238,6 +291,35 @@ export class ConsensusEngine extends EventEmitter {
   private drop(reason: string, from?: Uint8Array): void {
     this.m.dropped[reason] = (this.m.dropped[reason] ?? 0) + 1;
     this.emit('dropped', { reason, from });
+  }
+
+  /**
+   * A block the app refused. Only a block wrong by itself costs its sender (the network penalizes
+   * it); one that disagrees with the state computed here is remembered, because if a quorum
+   * certifies it, the wrong state is this node's own.
+   */
+  private refuse(b: Block, err: unknown, from: Uint8Array | undefined): void {
+    const kind = err instanceof LedgerError ? err.kind : 'internal';
+    this.emit('rejected', { block: b, error: err, from });
+    if (kind === 'conflict') {
+      const r: RefusedBlock = { height: b.header.height, hash: toHex(b.hash), code: errorCode(err), error: (err as Error).message };
+      this.refused.set(r.hash, r);
+      if (bytesEqual(this.safety.highQc.blockHash, b.hash) || this.pendingQcs.has(r.hash)) this.halt('certified-block-refused', r);
+    }
+    this.drop(REFUSAL_REASONS[kind] ?? 'block-unverifiable', kind === 'invalid' ? from : undefined);
+  }
+
+  /** This node's state is inconsistent with a quorum-certified chain: it stops voting, proposing and timing out, and says why. */
+  private halt(reason: string, details: RefusedBlock | Record<string, unknown>): void {
+    if (this.halted) return;
+    this.halted = { reason, ...details };
+    this.idleTimer?.cancel();
+    this.emit('halted', this.halted);
+  }
+
+  /** Why this node stopped signing, or undefined while it takes part. */
+  get haltReport(): HaltReport | undefined {
+    return this.halted;
   }
 
   private async setSafety(next: SafetyState): Promise<void> {
@@ -330,6 +412,9 @@ export class ConsensusEngine extends EventEmitter {
     if (!this.tree.has(b.hash)) {
       const parent = this.tree.get(b.header.parentHash);
       if (!parent) {
+        // b's justify certifies its parent: a quorum accepted the block this node refused.
+        const refused = this.refused.get(toHex(b.header.parentHash));
+        if (refused) return this.halt('certified-block-refused', refused);
         if (!this.orphans.add(b, from)) return this.drop('orphan-pool-full');
         // An orphan's parent that is itself an orphan is already on its way.
         if (!this.orphans.has(b.header.parentHash)) this.requestSync(from, b.header.parentHash, b.header.height - 1);
@@ -338,8 +423,7 @@ export class ConsensusEngine extends EventEmitter {
       try {
         await this.o.app.validateBlock(b, parent);
       } catch (err) {
-        this.emit('rejected', { block: b, error: err });
-        return this.drop('invalid-block', from);
+        return this.refuse(b, err, from);
       }
       await this.o.store.putPendingBlock(b);
       this.tree.add(b);
@@ -366,7 +450,7 @@ export class ConsensusEngine extends EventEmitter {
 
   private async maybeVote(b: Block): Promise<void> {
     const round = b.header.round;
-    if (!this.isValidator || round !== this.pacemaker.round || !this.tree.has(b.hash)) return;
+    if (!this.isValidator || this.halted || round !== this.pacemaker.round || !this.tree.has(b.hash)) return;
     if (!rules.safeToVote(this.safety, b, (h) => this.lookup(h)).ok) return;
     await this.setSafety(rules.recordVote(this.safety, round));
     const vote: Vote = { round, height: b.header.height, blockHash: b.hash, voter: this.me, signature: this.o.self.crypto.sign(voteDigest(this.o.chainId, this.ep.epoch, round, b.header.height, b.hash)) };
@@ -435,6 +519,8 @@ export class ConsensusEngine extends EventEmitter {
 
   /** A verified QC: raise the high QC, lock and commit if its block is known, and move rounds. */
   private async processQc(qc: QuorumCertificate, source: Uint8Array | undefined): Promise<void> {
+    const refused = this.refused.get(toHex(qc.blockHash));
+    if (refused) this.halt('certified-block-refused', refused);
     await this.setSafety(rules.updateHighQc(this.safety, qc));
     const b2 = this.tree.get(qc.blockHash);
     if (b2) {
@@ -473,13 +559,19 @@ export class ConsensusEngine extends EventEmitter {
     // Past a boundary, the commit stops at it; the block above it on the 3-chain certifies it.
     const above = ends ? this.tree.pathFromRoot(chain.b2.hash).filter((b) => b.header.height > last.header.height) : [];
     const certifying = ends ? above[0]!.header.justify : qc;
-    await this.o.app.commit(blocks, certifying);
+    try {
+      await this.o.app.commit(blocks, certifying);
+    } catch (err) {
+      this.halt('commit-failed', { height: last.header.height, hash: toHex(last.hash), code: errorCode(err), error: (err as Error).message });
+      throw err;
+    }
     const removed = this.tree.commitTo(last.hash);
     await this.o.store.deletePendingBlocks([...removed, last.hash]);
     const { latencyMs, qcToCommitMs } = this.times.committed(last.hash, this.clock.now(), [...removed, ...blocks.map((b) => b.hash)]);
     const rootHeight = last.header.height;
     this.orphans.pruneTo(rootHeight);
     for (const [k, qc] of this.pendingQcs) if (qc.height <= rootHeight) this.pendingQcs.delete(k);
+    for (const [k, r] of this.refused) if (r.height <= rootHeight) this.refused.delete(k);
     this.m.committedBlocks += blocks.length;
     if (latencyMs !== undefined) this.m.lastCommitLatencyMs = latencyMs;
     this.emit('commit', { blocks, qc: certifying, latencyMs, qcToCommitMs });
@@ -588,7 +680,7 @@ export class ConsensusEngine extends EventEmitter {
   }
 
   private async propose(round: number): Promise<void> {
-    if (this.pacemaker.round !== round || this.proposedRound >= round || round <= this.safety.lastVotedRound) return;
+    if (this.halted || this.pacemaker.round !== round || this.proposedRound >= round || round <= this.safety.lastVotedRound) return;
     const justify = this.safety.highQc;
     const parent = this.tree.get(justify.blockHash);
     if (!parent) return; // still syncing it; the round will time out
@@ -617,7 +709,7 @@ export class ConsensusEngine extends EventEmitter {
   }
 
   private async localTimeout(round: number): Promise<void> {
-    if (!this.isValidator || round !== this.pacemaker.round) return;
+    if (!this.isValidator || this.halted || round !== this.pacemaker.round) return;
     let t = this.ownTimeouts.get(round);
     if (!t) {
       if (!rules.safeToTimeout(this.safety, round)) return;

@@ -146,7 +146,15 @@ export interface ConsensusApp {
   buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array; empty?: boolean }): Promise<Block>;
   /** The epoch of the next block to commit: once a boundary block has committed, the epoch it starts. */
   currentEpoch(): Promise<EpochInfo>;
-  /** Validate a proposal's contents (re-execution, state root, timestamp rules). Throw to reject. */
+  /**
+   * Validate a block's contents (re-execution, state root, timestamp rules) on top of `parent`,
+   * which is the committed head or a block this app validated or built since it started. Throw to
+   * reject; the error's `kind` (LedgerError) says who is at fault:
+   * - 'invalid': the block is wrong by itself, whatever the state (its sender is penalized);
+   * - 'conflict': it disagrees with the state computed here (if a quorum certifies it anyway,
+   *   this node's state is the wrong one: the engine stops signing);
+   * - anything else: this node cannot judge it now (its clock, its own failure).
+   */
   validateBlock(block: Block, parent: Block): Promise<void>;
   /** Newly committed blocks, oldest first, each exactly once. Must be durable when it resolves. */
   commit(blocks: Block[], commitQc: QuorumCertificate): Promise<void>;

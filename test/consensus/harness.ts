@@ -6,6 +6,7 @@ import { bytesEqual, concatBytes, toHex } from '../../node/protocol/bytes.js';
 import { signTransaction, transactionHash, type Transaction } from '../../node/protocol/transaction.js';
 import { BlsQuorumCrypto, blsKeyFromSeed } from '../../node/consensus/crypto.js';
 import { ConsensusEngine, type ConsensusEngineOptions } from '../../node/consensus/engine.js';
+import { LedgerError } from '../../node/errors.js';
 import { LoopbackNetwork } from '../../node/consensus/loopback.js';
 import { MemoryConsensusStore } from '../../node/consensus/store.js';
 import type { ConsensusApp, EpochInfo, Validator } from '../../node/consensus/types.js';
@@ -52,6 +53,8 @@ export class TestApp implements ConsensusApp {
   mempool: Transaction[] = [];
   /** when set, proposals from this proposer are rejected */
   rejectFrom: Uint8Array | undefined;
+  /** when set, every block disagrees with this app's state (a node whose state went wrong) */
+  diverged = false;
   commitCalls = 0;
 
   constructor(
@@ -99,6 +102,7 @@ export class TestApp implements ConsensusApp {
   }
 
   async buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array; empty?: boolean }): Promise<Block> {
+    if (!this.known.has(toHex(args.parent.hash))) throw new LedgerError('PARENT_STATE_UNKNOWN', `parent ${toHex(args.parent.hash)} was not executed here`, 'internal');
     const already = this.includedAbove(args.parent);
     const txs = args.empty ? [] : this.mempool.filter((tx) => !already.has(transactionHash(CHAIN, tx)));
     const txRoot = transactionsRoot(CHAIN, txs);
@@ -117,15 +121,24 @@ export class TestApp implements ConsensusApp {
     return block;
   }
 
+  /** Like the chain's app: a parent must be committed or built or validated by this instance (its state lives in memory only). */
   async validateBlock(block: Block, parent: Block): Promise<void> {
     const h = block.header;
-    if (this.rejectFrom && bytesEqual(h.proposer, this.rejectFrom)) throw new Error('proposer rejected by test');
-    if (!bytesEqual(h.parentHash, parent.hash)) throw new Error('bad parent');
-    if (h.timestampMs <= parent.header.timestampMs) throw new Error('bad timestamp');
+    if (this.rejectFrom && bytesEqual(h.proposer, this.rejectFrom)) throw new LedgerError('TEST_REJECT', 'proposer rejected by test', 'invalid');
+    if (!bytesEqual(h.parentHash, parent.hash)) throw new LedgerError('BAD_PARENT', 'bad parent', 'invalid');
+    if (h.timestampMs <= parent.header.timestampMs) throw new LedgerError('BAD_TIMESTAMP', 'bad timestamp', 'invalid');
     const txRoot = transactionsRoot(CHAIN, block.transactions);
-    if (!bytesEqual(h.transactionsRoot, txRoot)) throw new Error('bad tx root');
-    if (!bytesEqual(h.stateRoot, blake3(concatBytes(parent.header.stateRoot, txRoot)))) throw new Error('bad state root');
+    if (!bytesEqual(h.transactionsRoot, txRoot)) throw new LedgerError('BAD_TX_ROOT', 'bad tx root', 'invalid');
+    if (!this.known.has(toHex(parent.hash))) throw new LedgerError('PARENT_STATE_UNKNOWN', `parent ${toHex(parent.hash)} was not executed here`, 'internal');
+    if (this.diverged || !bytesEqual(h.stateRoot, blake3(concatBytes(parent.header.stateRoot, txRoot)))) throw new LedgerError('STATE_ROOT_MISMATCH', 'bad state root', 'conflict');
     this.known.set(toHex(block.hash), block);
+  }
+
+  /** The app of a restarted process: the committed chain survives, what was only in memory does not. */
+  restarted(): TestApp {
+    const app = new TestApp(this.genesis, this.plan, this.committed);
+    app.mempool = [...this.mempool];
+    return app;
   }
 
   async commit(blocks: Block[], commitQc: QuorumCertificate): Promise<void> {
@@ -229,10 +242,10 @@ export class Cluster {
     await node.engine.stop();
   }
 
-  /** Restart node i from its own store and app (a new engine instance, as after a process restart). */
+  /** Restart node i from its own store and committed chain (new engine and app instances, as after a process restart). */
   async restart(i: number): Promise<TestNode> {
     const old = this.nodes[i]!;
-    const node = this.create(i, old.app, old.store);
+    const node = this.create(i, old.app.restarted(), old.store);
     this.nodes[i] = node;
     await node.engine.start();
     return node;
