@@ -170,6 +170,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
         mempool,
         allowSubjectEnumeration: config.rpcAllowSubjectEnumeration,
         evidence: () => engine.evidence(),
+        consensus: () => engine.status(),
       }),
       maxBatch: config.rpc.maxBatch,
       maxBodyBytes: config.rpc.maxBodyBytes,

@@ -13,6 +13,7 @@ import {
   type CredentialVerification,
   type DidDocument,
   type DisclosedMessage,
+  type ConsensusStatus,
   type Epoch,
   type NodeInfo,
   type RawTransaction,
@@ -220,6 +221,11 @@ export class RpcClient {
 
   getEpoch(): Promise<Epoch | null> {
     return this.call('ledger_getEpoch');
+  }
+
+  /** null from a node that runs no consensus engine */
+  getConsensusStatus(): Promise<ConsensusStatus | null> {
+    return this.call('ledger_getConsensusStatus');
   }
 
   bbsVerifyProof(args: {

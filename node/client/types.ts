@@ -61,6 +61,22 @@ export interface Epoch {
   validators: Array<{ address: string; bls_public_key: string; weight: number }>;
 }
 
+/** Where a node's consensus stands (ledger_getConsensusStatus). */
+export interface ConsensusStatus {
+  epoch: number;
+  round: number;
+  high_qc_round: number;
+  locked_round: number;
+  last_voted_round: number;
+  committed_height: number;
+  /** the leader of the current round on the branch of the node's high QC */
+  leader: string | null;
+  /** the validators leadership rotates over on that branch */
+  active_validators: string[] | null;
+  /** null, or why the node stopped signing */
+  halted: ({ reason: string } & Record<string, unknown>) | null;
+}
+
 export interface CredentialRecord {
   id: string;
   issuer_did: string;

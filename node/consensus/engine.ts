@@ -7,7 +7,8 @@ import { timeoutDigest, voteDigest, type QuorumCrypto } from './crypto.js';
 import { DEFAULT_PACEMAKER, Pacemaker, systemClock, type Clock, type PacemakerConfig, type RoundEntry, type TimerHandle } from './pacemaker.js';
 import * as rules from './safety.js';
 import type { ConsensusStore } from './store.js';
-import { OrphanPool } from './orphans.js';
+import { LeaderSchedule } from './leaders.js';
+import { OrphanPool, type ProposalVote } from './orphans.js';
 import { BackupVotes } from './backup-votes.js';
 import { clipAtBoundary, EpochContext, epochProofError } from './epochs.js';
 import { EpochSync } from './epoch-sync.js';
@@ -99,6 +100,20 @@ interface RefusedBlock {
 
 export type HaltReport = { reason: string } & Record<string, unknown>;
 
+export interface ConsensusStatus {
+  epoch: number;
+  round: number;
+  highQcRound: number;
+  lockedRound: number;
+  lastVotedRound: number;
+  committedHeight: number;
+  /** the leader of the current round on the high QC's branch */
+  leader: Uint8Array | undefined;
+  /** the validators that round-robin leadership goes to on that branch (leaders.ts) */
+  active: Uint8Array[] | undefined;
+  halted: HaltReport | undefined;
+}
+
 /** Drop reasons by what the app's rejection says about the block (ConsensusApp.validateBlock). */
 const REFUSAL_REASONS: Partial<Record<string, string>> = {
   invalid: 'invalid-block',
@@ -116,6 +131,7 @@ export class ConsensusEngine extends EventEmitter {
   private readonly me: Uint8Array;
   private readonly pacemaker: Pacemaker;
   private ep!: EpochContext;
+  private leaders!: LeaderSchedule;
   private safety!: SafetyState;
   private tree: BlockTree;
   private queue: Promise<void> = Promise.resolve();
@@ -198,6 +214,8 @@ export class ConsensusEngine extends EventEmitter {
     } else throw new LedgerError('CONSENSUS_STATE_MISSING', 'the chain is past genesis but the consensus store holds no safety state', 'internal');
     this.m.epoch = this.ep.epoch;
     await this.restorePending();
+    this.leaders = new LeaderSchedule(this.ep.set, this.ep.info.start.height, () => this.tree);
+    this.leaders.committedBlocks(await this.recentCommitted());
     this.running = true;
     if (!this.subscribed) {
       this.subscribed = true;
@@ -239,6 +257,18 @@ export class ConsensusEngine extends EventEmitter {
       this.tree.add(b);
     }
     await this.o.store.deletePendingBlocks(dropped);
+  }
+
+  /** The epoch's last committed blocks up to the head, as many as the leader schedule reads. */
+  private async recentCommitted(): Promise<Block[]> {
+    const root = this.tree.root.header.height;
+    const from = Math.max(this.ep.info.start.height + 1, root - this.leaders.window + 1);
+    const out: Block[] = [];
+    for (let h = from; h <= root; h++) {
+      const b = h === root ? this.tree.root : await this.o.app.getCommittedBlockAt(h);
+      if (b) out.push(b);
+    }
+    return out;
   }
 
   async stop(): Promise<void> {
@@ -317,6 +347,26 @@ export class ConsensusEngine extends EventEmitter {
     this.emit('halted', this.halted);
   }
 
+  /**
+   * Where consensus stands here: the round, its certificates, and who leads the current round on
+   * the branch of the high QC (undefined while that block is still being fetched).
+   */
+  status(): ConsensusStatus {
+    const m = this.metrics();
+    const active = this.leaders?.activeAt(this.safety.highQc.blockHash);
+    return {
+      epoch: m.epoch,
+      round: m.round,
+      highQcRound: m.highQcRound,
+      lockedRound: m.lockedRound,
+      lastVotedRound: m.lastVotedRound,
+      committedHeight: m.committedHeight,
+      leader: this.leaders?.leaderAfter(this.safety.highQc.blockHash, m.round)?.address,
+      active: active?.map((i) => this.validators.at(i)!.address),
+      halted: this.halted,
+    };
+  }
+
   /** Why this node stopped signing, or undefined while it takes part. */
   get haltReport(): HaltReport | undefined {
     return this.halted;
@@ -379,8 +429,11 @@ export class ConsensusEngine extends EventEmitter {
   private async onProposal(from: Uint8Array, p: Proposal): Promise<void> {
     const b = p.block;
     const round = b.header.round;
-    const leader = this.validators.leader(round);
-    if (!bytesEqual(b.header.proposer, leader.address)) return this.drop('wrong-leader', from);
+    // Whether the proposer leads this round depends on the branch it extends (leaders.ts), so it
+    // is checked in receiveBlock once the parent is here; its key is needed now.
+    const proposer = this.validators.indexOf(b.header.proposer);
+    if (proposer === undefined) return this.drop('wrong-leader', from);
+    const leader = this.validators.at(proposer)!;
     if (rules.proposalShapeError(b, p.tc)) return this.drop('malformed-proposal', from);
     const seen = this.proposalsSeen.get(round);
     if (seen && bytesEqual(seen.block.hash, b.hash)) return;
@@ -398,24 +451,25 @@ export class ConsensusEngine extends EventEmitter {
     if (p.tc) await this.processTc(p.tc);
     if (this.ep === ep) await this.processQc(b.header.justify, from);
     if (this.ep !== ep) return; // the QC ended the epoch: this block belongs to the old one
-    // The leader's signature is its vote; the next leader counts it.
-    if (this.isMe(this.validators.leader(round + 1).address)) {
-      await this.onVote({ round, height: b.header.height, blockHash: b.hash, voter: leader.address, signature: p.signature }, !direct);
-    }
-    await this.receiveBlock(b, from);
+    await this.receiveBlock(b, from, { signature: p.signature, verified: !direct });
   }
 
-  /** Validates and adds a block whose signature or hash chain is already authenticated; then votes. */
-  private async receiveBlock(b: Block, from: Uint8Array): Promise<void> {
+  /**
+   * Validates and adds a block whose signature or hash chain is already authenticated; then votes.
+   * A proposal (`proposal` set) must come from its round's leader on the branch it extends, and
+   * its signature counts as that leader's vote.
+   */
+  private async receiveBlock(b: Block, from: Uint8Array, proposal?: ProposalVote): Promise<void> {
     if (b.header.height <= this.tree.root.header.height) return;
     if (this.ep.isPastBoundary(b.header.height) && b.transactions.length > 0) return this.drop('transactions-past-boundary', from);
+    if (proposal && this.tree.has(b.header.parentHash) && !this.isElected(b)) return this.drop('wrong-leader', from);
     if (!this.tree.has(b.hash)) {
       const parent = this.tree.get(b.header.parentHash);
       if (!parent) {
         // b's justify certifies its parent: a quorum accepted the block this node refused.
         const refused = this.refused.get(toHex(b.header.parentHash));
         if (refused) return this.halt('certified-block-refused', refused);
-        if (!this.orphans.add(b, from)) return this.drop('orphan-pool-full');
+        if (!this.orphans.add(b, from, proposal)) return this.drop('orphan-pool-full');
         // An orphan's parent that is itself an orphan is already on its way.
         if (!this.orphans.has(b.header.parentHash)) this.requestSync(from, b.header.parentHash, b.header.height - 1);
         return;
@@ -433,7 +487,17 @@ export class ConsensusEngine extends EventEmitter {
       await this.onBlockAdded(b);
       if (this.ep !== ep) return;
     }
+    if (proposal && this.isMe(this.leaders.leaderAfter(b.hash, b.header.round + 1)!.address)) {
+      // The leader's signature is its vote; the next leader counts it.
+      await this.onVote({ round: b.header.round, height: b.header.height, blockHash: b.hash, voter: b.header.proposer, signature: proposal.signature }, proposal.verified);
+    }
     await this.maybeVote(b);
+  }
+
+  /** Whether b's proposer is the leader of its round on the branch b extends (its parent is in the tree). */
+  private isElected(b: Block): boolean {
+    const leader = this.leaders.leaderAfter(b.header.parentHash, b.header.round);
+    return leader !== undefined && bytesEqual(leader.address, b.header.proposer);
   }
 
   private async onBlockAdded(b: Block): Promise<void> {
@@ -445,7 +509,7 @@ export class ConsensusEngine extends EventEmitter {
       this.pendingQcs.delete(key);
       await this.processQc(qc, undefined);
     }
-    for (const o of this.orphans.takeChildren(b.hash)) if (this.ep === ep) await this.receiveBlock(o.block, o.from);
+    for (const o of this.orphans.takeChildren(b.hash)) if (this.ep === ep) await this.receiveBlock(o.block, o.from, o.proposal);
   }
 
   private async maybeVote(b: Block): Promise<void> {
@@ -456,7 +520,7 @@ export class ConsensusEngine extends EventEmitter {
     const vote: Vote = { round, height: b.header.height, blockHash: b.hash, voter: this.me, signature: this.o.self.crypto.sign(voteDigest(this.o.chainId, this.ep.epoch, round, b.header.height, b.hash)) };
     this.m.votesSent++;
     // To the next leader, and to this round's leader, which relays the QC if the next one is down.
-    for (const to of this.voteCollectors(round)) {
+    for (const to of this.voteCollectors(b)) {
       if (this.isMe(to)) await this.onVote(vote, true);
       else this.o.transport.send(to, this.msg({ type: 'vote', vote }));
     }
@@ -468,22 +532,25 @@ export class ConsensusEngine extends EventEmitter {
   }
 
   /**
-   * Who collects the votes of `round`: the leader of round+1, which aggregates them, broadcasts
-   * the QC and proposes on it, and the leader of round itself as a backup. The backup only holds
-   * the votes: if no proposal for round+1 shows up within a third of the round timeout (the next
-   * leader may be down), it aggregates them and relays the QC. Aggregating at once would cost
-   * every replica a second pairing check per round for a QC it gets anyway.
+   * Who collects the votes for block b: the leader of the next round on b's branch, which
+   * aggregates them, broadcasts the QC and proposes on it, and b's proposer as a backup. The backup
+   * only holds the votes: if no proposal for the next round shows up within a third of the round
+   * timeout (the next leader may be down), it aggregates them and relays the QC. Aggregating at
+   * once would cost every replica a second pairing check per round for a QC it gets anyway.
    */
-  private voteCollectors(round: number): Uint8Array[] {
-    const next = this.validators.leader(round + 1).address;
-    const current = this.validators.leader(round).address;
+  private voteCollectors(b: Block): Uint8Array[] {
+    const next = this.leaders.leaderAfter(b.hash, b.header.round + 1)!.address;
+    const current = b.header.proposer;
     return bytesEqual(next, current) ? [next] : [next, current];
   }
 
   private async onVote(vote: Vote, trusted: boolean, from?: Uint8Array): Promise<void> {
-    if (!this.voteCollectors(vote.round).some((a) => this.isMe(a))) return this.drop('vote-not-for-me');
+    const b = this.tree.get(vote.blockHash);
+    // A vote for a block not here yet: this node may be the next leader, still fetching it.
+    const next = b ? this.isMe(this.voteCollectors(b)[0]!) : true;
+    if (!next && !(b && this.isMe(b.header.proposer))) return this.drop('vote-not-for-me');
     if (vote.round + 1 < this.pacemaker.round) return;
-    if (!this.isMe(this.validators.leader(vote.round + 1).address)) return this.backup.hold({ vote, trusted, from });
+    if (!next) return this.backup.hold({ vote, trusted, from });
     await this.collectVote(vote, trusted, from);
   }
 
@@ -498,7 +565,7 @@ export class ConsensusEngine extends EventEmitter {
     // Everyone learns the QC now rather than with the next proposal, which still has to be built;
     // the proposal carries the same QC, so no replica checks it twice.
     this.o.transport.broadcast(this.msg({ type: 'qc', qc: res.qc }));
-    await this.processQc(res.qc, this.validators.leader(res.qc.round).address);
+    await this.processQc(res.qc, this.tree.get(res.qc.blockHash)?.header.proposer);
   }
 
   private async relayIfStalled(round: number): Promise<void> {
@@ -531,9 +598,19 @@ export class ConsensusEngine extends EventEmitter {
     }
     else if (qc.round > 0 && qc.height > this.tree.root.header.height) {
       this.pendingQcs.set(toHex(qc.blockHash), qc);
-      this.requestSync(source ?? this.validators.leader(qc.round).address, qc.blockHash, qc.height);
+      this.requestSync(source ?? this.anyPeer(qc.round), qc.blockHash, qc.height);
     }
     this.advance(qc.round + 1, 'qc');
+  }
+
+  /** Another validator, picked by `seed`, to ask for a block no peer in particular announced. */
+  private anyPeer(seed: number): Uint8Array {
+    const vs = this.validators.validators;
+    for (let i = 0; i < vs.length; i++) {
+      const v = vs[(seed + i) % vs.length]!;
+      if (!this.isMe(v.address)) return v.address;
+    }
+    return this.me;
   }
 
   /** The first time this node learns a QC for a block it holds: 'certified' with the wait since the block arrived. */
@@ -566,6 +643,7 @@ export class ConsensusEngine extends EventEmitter {
       throw err;
     }
     const removed = this.tree.commitTo(last.hash);
+    this.leaders.committedBlocks(blocks);
     await this.o.store.deletePendingBlocks([...removed, last.hash]);
     const { latencyMs, qcToCommitMs } = this.times.committed(last.hash, this.clock.now(), [...removed, ...blocks.map((b) => b.hash)]);
     const rootHeight = last.header.height;
@@ -605,6 +683,7 @@ export class ConsensusEngine extends EventEmitter {
     this.tree = new BlockTree(boundary);
     this.m.pairingChecks += ended.verifier.checks;
     this.ep = new EpochContext(info, this.o.chainId, this.o.self);
+    this.leaders = new LeaderSchedule(this.ep.set, info.start.height, () => this.tree);
     await this.setSafety(rules.initialSafety(this.ep.startQc, info.epoch));
     this.orphans.pruneTo(Number.MAX_SAFE_INTEGER);
     this.pendingQcs.clear();
@@ -664,7 +743,9 @@ export class ConsensusEngine extends EventEmitter {
 
   private scheduleProposal(round: number): void {
     this.idleTimer?.cancel();
-    if (!this.isValidator || !this.isMe(this.validators.leader(round).address) || this.proposedRound >= round) return;
+    if (!this.isValidator || this.proposedRound >= round) return;
+    const leader = this.leaders.leaderAfter(this.safety.highQc.blockHash, round);
+    if (!leader || !this.isMe(leader.address)) return;
     const started = this.clock.now();
     const idleMs = this.o.idleBlockIntervalMs ?? 1_000;
     const poll = this.o.pollIntervalMs ?? 20;
@@ -684,6 +765,7 @@ export class ConsensusEngine extends EventEmitter {
     const justify = this.safety.highQc;
     const parent = this.tree.get(justify.blockHash);
     if (!parent) return; // still syncing it; the round will time out
+    if (!this.isMe(this.leaders.leaderAfter(parent.hash, round)!.address)) return;
     const tc = justify.round + 1 === round ? undefined : this.safety.highTc;
     if (justify.round + 1 !== round && tc?.round !== round - 1) return;
     const height = parent.header.height + 1;

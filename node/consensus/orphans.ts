@@ -1,10 +1,19 @@
 import type { Block } from '../protocol/block.js';
 import { bytesEqual, toHex } from '../protocol/bytes.js';
 
+/** A proposal's signature, which is also its leader's vote. */
+export interface ProposalVote {
+  signature: Uint8Array;
+  /** already verified here (a relayed proposal); one straight from its leader is checked in the aggregate */
+  verified: boolean;
+}
+
 export interface Orphan {
   block: Block;
   /** the peer it came from, who is asked for its ancestors */
   from: Uint8Array;
+  /** set when it came as a proposal: its leader is checked, and its vote counted, once the parent is here */
+  proposal?: ProposalVote;
 }
 
 /**
@@ -26,12 +35,16 @@ export class OrphanPool {
   }
 
   /** Keeps `block` until its parent arrives; false when the pool is full. */
-  add(block: Block, from: Uint8Array): boolean {
-    if (this.has(block.hash)) return true;
-    if (this.hashes.size >= this.max) return false;
+  add(block: Block, from: Uint8Array, proposal?: ProposalVote): boolean {
     const key = toHex(block.header.parentHash);
     const list = this.byParent.get(key) ?? [];
-    if (!list.some((o) => bytesEqual(o.block.hash, block.hash))) list.push({ block, from });
+    const held = list.find((o) => bytesEqual(o.block.hash, block.hash));
+    if (held) {
+      held.proposal ??= proposal;
+      return true;
+    }
+    if (this.hashes.size >= this.max) return false;
+    list.push(proposal ? { block, from, proposal } : { block, from });
     this.byParent.set(key, list);
     this.hashes.add(toHex(block.hash));
     return true;

@@ -35,11 +35,6 @@ export class ValidatorSet {
     return this.validators.length;
   }
 
-  /** Round-robin: leader(round) = validators[round mod n]. */
-  leader(round: number): Validator {
-    return this.validators[round % this.validators.length]!;
-  }
-
   indexOf(address: Uint8Array): number | undefined {
     return this.index.get(toHex(address));
   }

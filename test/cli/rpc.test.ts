@@ -28,6 +28,10 @@ t.test('rpc prints the result as JSON, bigint-safe', async (t) => {
   const block = await runLedger(['rpc', 'ledger_getBlockBySeq', '0'], { cwd, env: { LEDGER_RPC_URL: node.url } });
   t.equal(block.code, 0, block.stderr);
   t.match(block.json(), { height: 0, hash: info.json().genesis_hash, tx_count: 0 }, 'the genesis block');
+  const status = await runLedger(['rpc', 'ledger_getConsensusStatus'], { cwd, env: { LEDGER_RPC_URL: node.url } });
+  t.equal(status.code, 0, status.stderr);
+  const validator = (await runLedger(['rpc', 'ledger_getEpoch'], { cwd, env: { LEDGER_RPC_URL: node.url } })).json().validators[0].address;
+  t.match(status.json(), { epoch: 0, round: Number, leader: validator, active_validators: [validator], halted: null }, 'the one validator leads every round');
   const negative = await runLedger(['rpc', 'ledger_getBlockBySeq', '--', '-5'], { cwd, env: { LEDGER_RPC_URL: node.url } });
   t.equal(negative.code, 1);
   t.match(negative.stderr, /JSON-RPC error -32602 from ledger_getBlockBySeq: invalid params: seq \(param 1\) must be a non-negative integer/);

@@ -43,6 +43,25 @@ export function consensusMethods(ctx: RpcContext): RpcMethod[] {
       },
     }),
     defineMethod({
+      name: 'ledger_getConsensusStatus',
+      params: [],
+      handler: () => {
+        const s = ctx.consensus?.();
+        if (!s) return null;
+        return {
+          epoch: s.epoch,
+          round: s.round,
+          high_qc_round: s.highQcRound,
+          locked_round: s.lockedRound,
+          last_voted_round: s.lastVotedRound,
+          committed_height: s.committedHeight,
+          leader: s.leader ? formatAddress(s.leader) : null,
+          active_validators: s.active ? s.active.map(formatAddress) : null,
+          halted: s.halted ?? null,
+        };
+      },
+    }),
+    defineMethod({
       name: 'ledger_getEvidence',
       params: [optionalParam('validator', address())],
       handler: (validator) => {

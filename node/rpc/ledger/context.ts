@@ -1,3 +1,4 @@
+import type { ConsensusStatus } from '../../consensus/engine.js';
 import type { Evidence } from '../../consensus/types.js';
 import type { Mempool } from '../../mempool/index.js';
 import type { ChainStore } from '../../state/chain-store.js';
@@ -13,4 +14,6 @@ export interface RpcContext {
   allowSubjectEnumeration: boolean;
   /** equivocation evidence seen by this node, oldest first */
   evidence: () => Evidence[];
+  /** the consensus engine's status; undefined where no engine runs */
+  consensus?: () => ConsensusStatus;
 }

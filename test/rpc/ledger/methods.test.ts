@@ -152,6 +152,11 @@ t.test('getEpoch: the current epoch, its heights and its set in canonical order'
   t.equal(errorCode(await call('ledger_getEpoch', [1])), -32602, 'takes no parameter');
 });
 
+t.test('getConsensusStatus: null where no consensus engine runs', async (t) => {
+  const { call } = await setup(t);
+  t.equal(result(await call('ledger_getConsensusStatus')), null);
+});
+
 t.test('validators: list and stake, unbonding summed exactly', async (t) => {
   const { call } = await setup(t, { blocks: true });
   const list = result(await call('ledger_getValidators')) as Array<Record<string, unknown>>;
