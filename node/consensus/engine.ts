@@ -100,13 +100,7 @@ interface RefusedBlock {
 
 export type HaltReport = { reason: string } & Record<string, unknown>;
 
-export interface ConsensusStatus {
-  epoch: number;
-  round: number;
-  highQcRound: number;
-  lockedRound: number;
-  lastVotedRound: number;
-  committedHeight: number;
+export interface ConsensusStatus extends Pick<ConsensusMetrics, 'epoch' | 'round' | 'highQcRound' | 'lockedRound' | 'lastVotedRound' | 'committedHeight'> {
   /** the leader of the current round on the high QC's branch */
   leader: Uint8Array | undefined;
   /** the validators that round-robin leadership goes to on that branch (leaders.ts) */
@@ -352,16 +346,16 @@ export class ConsensusEngine extends EventEmitter {
    * the branch of the high QC (undefined while that block is still being fetched).
    */
   status(): ConsensusStatus {
-    const m = this.metrics();
+    const { epoch, round, highQcRound, lockedRound, lastVotedRound, committedHeight } = this.metrics();
     const active = this.leaders?.activeAt(this.safety.highQc.blockHash);
     return {
-      epoch: m.epoch,
-      round: m.round,
-      highQcRound: m.highQcRound,
-      lockedRound: m.lockedRound,
-      lastVotedRound: m.lastVotedRound,
-      committedHeight: m.committedHeight,
-      leader: this.leaders?.leaderAfter(this.safety.highQc.blockHash, m.round)?.address,
+      epoch,
+      round,
+      highQcRound,
+      lockedRound,
+      lastVotedRound,
+      committedHeight,
+      leader: this.leaders?.leaderAfter(this.safety.highQc.blockHash, round)?.address,
       active: active?.map((i) => this.validators.at(i)!.address),
       halted: this.halted,
     };
