@@ -30,6 +30,7 @@ import { createRpcServer } from './rpc/server.js';
 import { ChainStore } from './state/chain-store.js';
 import { openDatabase } from './state/db.js';
 import { packageVersion } from './cli/package-root.js';
+import { crashPlanFromEnv, withCrashPoint } from './crash-points.js';
 
 export interface RunningNode {
   rpcUrl: string;
@@ -81,10 +82,13 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     log.info({ chain_id: genesis.chainId, seq: head.seq, height: head.height }, 'opened the chain');
 
     const mempool = new Mempool({ chainId: genesis.chainId, network: genesis.network, state: store.stateReader(), ...config.mempool });
+    const crashPlan = crashPlanFromEnv(process.env);
+    if (crashPlan) log.warn({ crash_plan: crashPlan }, 'fault injection is on (LEDGER_TEST_CRASH_AT): this process will kill itself');
+    const stores = crashPlan ? withCrashPoint(crashPlan, store, new LevelConsensusStore(db.consensus)) : { chain: store, consensus: new LevelConsensusStore(db.consensus) };
     const app = new ChainApp({
       chainId: genesis.chainId,
       network: genesis.network,
-      store,
+      store: stores.chain,
       mempool,
       maxBlockTransactions: config.consensus.maxBlockTransactions,
     });
@@ -105,7 +109,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
       self: { address: selfAddress, crypto: new BlsQuorumCrypto(key.blsSecretKey) },
       app,
       transport: network.consensus,
-      store: new LevelConsensusStore(db.consensus),
+      store: stores.consensus,
       genesis: genesisBlock,
       committedHead,
       pacemaker: { baseTimeoutMs: config.consensus.roundTimeoutMs },
@@ -120,11 +124,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
 
     const metrics = createMetrics({ engine, mempool, store, network });
     observeConsensus(metrics, { chainId: genesis.chainId, engine, mempool });
-    const crashAt = crashAfterCommits();
     app.on('committed', (c: CommittedBlock) => {
-      // Fault injection for the crash tests: die right after a block is durable, before consensus
-      // has cleaned up after it (the middle of a commit, as a power cut would hit it).
-      if (crashAt !== undefined && c.seq >= crashAt) process.kill(process.pid, 'SIGKILL');
       metrics.committedTxs.inc(c.receipts.length);
       mempool
         .onCommitted(c.receipts.map((r) => r.tx_hash), store.stateReader(), c.block.transactions.map((tx) => tx.senderPubkey))
@@ -220,11 +220,5 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     await close();
     throw err;
   }
-}
-
-/** LEDGER_TEST_CRASH_AT_SEQ=<n>: kill -9 this process once block seq n is committed (tests only). */
-function crashAfterCommits(): number | undefined {
-  const v = process.env.LEDGER_TEST_CRASH_AT_SEQ;
-  return v && /^\d+$/.test(v) ? Number(v) : undefined;
 }
 
