@@ -13,6 +13,7 @@
  * 4. follows committed blocks on the first node by seq and matches their transaction hashes:
  *    latency = block first seen committed there - the moment the transaction was handed to fetch
  *    (also reported from the moment the schedule meant to send it, which adds this process's lag);
+ *    the commit gap is the time between two polls (10 ms apart) that saw the head move;
  * 5. prints {"phase":"done", ...} with the figures.
  */
 import { createInterface } from 'node:readline';
@@ -128,6 +129,10 @@ async function main(): Promise<void> {
   // Committed TPS over the window in which commits arrived at the pace of the load: from the start
   // of the load to the last matched commit.
   const windowMs = (lastCommitAt || performance.now()) - started;
+  // Gaps between commits seen on the first node while the load was sent (a 3-chain commit of
+  // several blocks at once is one commit).
+  const advances = watcher.advancedAt.filter((at) => at >= started && at <= sendEndedAt);
+  const gaps = advances.slice(1).map((at, i) => at - advances[i]!);
   const blocks = watcher.headSeq - startSeq;
   const lagSorted = scheduleLag.sort((a, b) => a - b);
   say({
@@ -150,6 +155,7 @@ async function main(): Promise<void> {
     blocks,
     blocks_per_s: Math.round((blocks / windowMs) * 1000 * 10) / 10,
     tx_per_block: blocks > 0 ? Math.round(latencies.length / blocks) : null,
+    commit_gap_ms: latencySummary(gaps),
     latency_ms: latencySummary(latencies),
     // the same, counted from when the schedule meant to send each transaction: includes this
     // process's own lag (no coordinated omission)

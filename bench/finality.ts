@@ -32,6 +32,8 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '30' },
     senders: { type: 'string', default: '200' },
     peak: { type: 'boolean', default: false },
+    /** kill -9 this many validators (the last ones) just before the load: liveness with validators down */
+    down: { type: 'string', default: '0' },
     'peak-rates': { type: 'string', default: '100,250,500,1000,1500,2000,3000' },
     /** the peak search stops at the first rate with p99 above this, or committing < 90 % of it */
     'peak-p99-ms': { type: 'string', default: '2000' },
@@ -47,6 +49,7 @@ if (values.help) {
 
   npm run bench:finality -- [--validators 4] [--rate 500] [--duration 30] [--senders 200]
   npm run bench:finality -- --validators 4 --peak [--peak-rates 100,250,...] [--peak-p99-ms 2000] [--peak-refine 2]
+  npm run bench:finality -- --validators 4 --rate 40 --down 1     (kill -9 one validator just before the load)
 
   --out <file>   result JSON (default: bench/results/finality-<N>v-<rate|peak>.json)
   --keep-dir     keep the devnet dir (node logs) instead of deleting it`);
@@ -54,6 +57,11 @@ if (values.help) {
 }
 const root = fileURLToPath(new URL('../..', import.meta.url)); // dist/bench -> package root
 const n = Number(values.validators);
+const down = Number(values.down);
+if (!Number.isInteger(down) || down < 0 || down >= n) {
+  console.error(`--down must be a whole number below --validators (${n})`);
+  process.exit(2);
+}
 const peakP99 = Number(values['peak-p99-ms']);
 
 /** What the project aims for; printed next to the figures, never asserted. */
@@ -70,11 +78,16 @@ const BREAKDOWN = {
   proposal_to_qc: 'ledger_consensus_proposal_to_qc_seconds',
   qc_to_commit: 'ledger_consensus_qc_to_commit_seconds',
   proposal_to_commit: 'ledger_commit_latency_seconds',
+  round_ended_by_qc: 'ledger_consensus_round_seconds{ended="qc"}',
 } as const;
 
-/** One load run at `rate` against the running devnet. */
+/** The nodes still up: all but the last `down`. */
+const live = (net: BenchDevnet) => net.rpcUrls.slice(0, n - down);
+
+/** One load run at `rate` against the running devnet's live nodes. */
 async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
-  const args = [join(root, 'dist/bench/finality-load.js'), '--rpc', net.rpcUrls.join(','), '--dev-key', net.devKey, '--rate', String(rate), '--duration', values.duration!, '--senders', values.senders!, '--wait-go'];
+  const urls = live(net);
+  const args = [join(root, 'dist/bench/finality-load.js'), '--rpc', urls.join(','), '--dev-key', net.devKey, '--rate', String(rate), '--duration', values.duration!, '--senders', values.senders!, '--wait-go'];
   const proc = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } });
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   let before: Samples | undefined;
@@ -82,7 +95,7 @@ async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
   let result: Run | undefined;
   onJsonLines(proc.stdout, (line) => {
     if (line.phase === 'ready') {
-      void scrapeAll(net.rpcUrls).then(
+      void scrapeAll(urls).then(
         (s) => {
           before = s;
           proc.stdin.end('go\n');
@@ -100,7 +113,7 @@ async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
   const code = await exited;
   if (code !== 0 || !result) throw new Error(`the load generator exited with ${code}`);
   try {
-    after = await scrapeAll(net.rpcUrls);
+    after = await scrapeAll(urls);
   } catch (err) {
     console.error(`cannot scrape /metrics after the load: ${(err as Error).message}`);
   }
@@ -140,6 +153,8 @@ function row(r: Run) {
     'mempool→prop p50/p99': `${fmt(b.mempool_to_proposal, 'p50_ms')} / ${fmt(b.mempool_to_proposal, 'p99_ms')}`,
     'prop→QC p50/p99': `${fmt(b.proposal_to_qc, 'p50_ms')} / ${fmt(b.proposal_to_qc, 'p99_ms')}`,
     'QC→commit p50/p99': `${fmt(b.qc_to_commit, 'p50_ms')} / ${fmt(b.qc_to_commit, 'p99_ms')}`,
+    'round p50/p99': `${fmt(b.round_ended_by_qc, 'p50_ms')} / ${fmt(b.round_ended_by_qc, 'p99_ms')}`,
+    'commit gap p50/max': r.commit_gap_ms ? `${(r.commit_gap_ms as Run['latency_ms']).p50} / ${(r.commit_gap_ms as Run['latency_ms']).max}` : 'n/a',
   };
 }
 
@@ -171,6 +186,10 @@ async function main(): Promise<void> {
   let failed = false;
   try {
     net = await startDevnet(root, n, dir);
+    for (let i = n - down; i < n; i++) {
+      console.error(`kill -9 node ${i} (pid ${net.pids[i]})`);
+      process.kill(net.pids[i]!, 'SIGKILL');
+    }
     const step = async (rate: number) => {
       console.error(`load: ${rate} tx/s for ${values.duration} s over ${n} nodes`);
       const r = await runLoad(net!, rate);
@@ -212,6 +231,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: { ...machine(), loadavg_before: loadBefore.map((x) => Math.round(x * 100) / 100), loadavg_after: loadavg().map((x) => Math.round(x * 100) / 100) },
     validators: n,
+    down,
     duration_s: Number(values.duration),
     senders: Number(values.senders),
     method:
@@ -224,7 +244,7 @@ async function main(): Promise<void> {
   console.table([...runs].sort((a, b) => a.offered_tps - b.offered_tps).map(row));
   if (values.peak) console.log(`peak sustained (${result.peak!.criterion}): ${peakTps} tx/s`);
   for (const v of result.targets) console.log(v);
-  const out = values.out ?? join(root, 'bench', 'results', `finality-${n}v-${values.peak ? 'peak' : values.rate}.json`);
+  const out = values.out ?? join(root, 'bench', 'results', `finality-${n}v-${values.peak ? 'peak' : values.rate}${down > 0 ? `-down${down}` : ''}.json`);
   await mkdir(join(out, '..'), { recursive: true });
   await writeFile(out, JSON.stringify(result, null, 2) + '\n');
   console.log(`wrote ${out}`);

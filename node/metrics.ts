@@ -16,12 +16,16 @@ export interface NodeMetrics {
   proposalToQc: Histogram;
   /** a block's QC known here to its commit */
   qcToCommit: Histogram;
+  /** time spent in each round, by how it ended: a QC or a TC moved this node on */
+  roundDuration: Histogram<'ended'>;
   committedTxs: Counter;
   /** this validator's attester, by outcome: sent, skipped (not owed), failed */
   attestations: Counter<'result'>;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10];
+/** finer in the range round timeouts are chosen from */
+const ROUND_BUCKETS = [0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.25, 1.5, 2, 3, 4, 6, 10, 30];
 
 /**
  * Prometheus metrics, served as text at `/metrics` on the RPC port. Gauges and engine counters
@@ -79,6 +83,13 @@ export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool;
     mempoolToProposal: histogram('ledger_mempool_to_proposal_seconds', 'time from admission to this mempool to the first block carrying the transaction'),
     proposalToQc: histogram('ledger_consensus_proposal_to_qc_seconds', 'time from a block first seen here to its QC'),
     qcToCommit: histogram('ledger_consensus_qc_to_commit_seconds', 'time from a block QC known here to the block commit'),
+    roundDuration: new Histogram({
+      name: 'ledger_consensus_round_seconds',
+      help: 'time this node spent in a round, by how it ended (qc: certified progress, tc: timed out); the round timeout should sit well above the qc tail',
+      labelNames: ['ended'],
+      buckets: ROUND_BUCKETS,
+      registers: [registry],
+    }),
     committedTxs: new Counter({ name: 'ledger_committed_transactions_total', help: 'transactions committed', registers: [registry] }),
     attestations: new Counter({
       name: 'ledger_attestations_total',
@@ -101,6 +112,13 @@ export function observeConsensus(m: NodeMetrics, o: { chainId: string; engine: C
     }
   });
   engine.on('certified', (e: { latencyMs: number }) => m.proposalToQc.observe(e.latencyMs / 1000));
+  let roundStarted: number | undefined;
+  engine.on('round', (e: { via: string }) => {
+    const at = now();
+    // 'start' and 'epoch' open a round without ending one that was timed here
+    if (roundStarted !== undefined && (e.via === 'qc' || e.via === 'tc')) m.roundDuration.observe({ ended: e.via }, (at - roundStarted) / 1000);
+    roundStarted = at;
+  });
   engine.on('commit', (e: { latencyMs?: number; qcToCommitMs?: number }) => {
     if (e.latencyMs !== undefined) m.commitLatency.observe(e.latencyMs / 1000);
     if (e.qcToCommitMs !== undefined) m.qcToCommit.observe(e.qcToCommitMs / 1000);

@@ -73,6 +73,8 @@ export class CommitWatcher {
   private stopped = false;
   private loop: Promise<void> | undefined;
   blocks = 0;
+  /** when each poll first saw the head move (blocks committed together count once) */
+  readonly advancedAt: number[] = [];
 
   constructor(
     private readonly client: RpcClient,
@@ -98,6 +100,7 @@ export class CommitWatcher {
     while (!this.stopped) {
       try {
         const head = (await this.client.canonHead())!;
+        if (this.seq < head.seq) this.advancedAt.push(performance.now());
         while (this.seq < head.seq) {
           const block = await this.client.getBlockBySeq(this.seq + 1);
           const at = performance.now();

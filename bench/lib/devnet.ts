@@ -19,6 +19,8 @@ export function onJsonLines(stream: Readable, fn: (line: Record<string, unknown>
 export interface BenchDevnet {
   proc: ChildProcess;
   rpcUrls: string[];
+  /** each node's process id, by index */
+  pids: number[];
   devKey: string;
   dir: string;
   /** Ctrl-C: the devnet stops its nodes; resolves with its exit code */
@@ -34,10 +36,12 @@ export async function startDevnet(root: string, n: number, dir: string, readyTim
   const proc = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } });
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const rpcUrls: string[] = [];
+  const pids: number[] = [];
   const devKey = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the devnet was not ready in ${readyTimeoutMs} ms; logs in ${dir}/node-*/node.log`)), readyTimeoutMs);
     onJsonLines(proc.stdout!, (line) => {
       if (typeof line.rpc_url === 'string') rpcUrls.push(line.rpc_url);
+      if (typeof line.pid === 'number') pids.push(line.pid);
       if (line.ready === true) {
         clearTimeout(timer);
         resolve(line.dev_key as string);
@@ -55,6 +59,7 @@ export async function startDevnet(root: string, n: number, dir: string, readyTim
   return {
     proc,
     rpcUrls,
+    pids,
     devKey,
     dir,
     stop: async () => {

@@ -54,10 +54,12 @@ export interface HistogramSummary {
   over_last_bucket: number;
 }
 
-/** The series of `name` + `suffix`, with or without labels. */
+/** The series of `name` + `suffix`, with or without labels; `name{label="v"}` keeps only the series with that label. */
 function series(samples: Samples, name: string, suffix: string): Array<[string, number]> {
-  const base = name + suffix;
-  return [...samples].filter(([k]) => k === base || k.startsWith(`${base}{`));
+  const m = /^([^{]+)(?:\{(.+)\})?$/.exec(name)!;
+  const base = m[1]! + suffix;
+  const label = m[2];
+  return [...samples].filter(([k]) => (k === base && !label) || (k.startsWith(`${base}{`) && (!label || k.includes(label))));
 }
 
 /**

@@ -27,6 +27,18 @@ t.test('histogram quantiles from bucket deltas, summed over nodes', async (t) =>
   t.equal(histogram(delta, 'missing_seconds'), undefined, 'absent: undefined, never invented');
 });
 
+t.test('a histogram by one label value', async (t) => {
+  const labelled = parsePrometheus(
+    ['qc', 'tc']
+      .map((ended, i) => `r_seconds_bucket{le="1",ended="${ended}"} ${10 * (i + 1)}\nr_seconds_bucket{le="+Inf",ended="${ended}"} ${10 * (i + 1)}\nr_seconds_sum{ended="${ended}"} 1\nr_seconds_count{ended="${ended}"} ${10 * (i + 1)}`)
+      .join('\n'),
+  );
+  t.equal(histogram(labelled, 'r_seconds')!.count, 30, 'every label set');
+  t.equal(histogram(labelled, 'r_seconds{ended="qc"}')!.count, 10, 'one of them');
+  t.equal(histogram(labelled, 'r_seconds{ended="tc"}')!.count, 20);
+  t.equal(histogram(labelled, 'r_seconds{ended="none"}'), undefined);
+});
+
 t.test('the text format: labels with spaces and braces, timestamps, infinities, junk', async (t) => {
   const s = parsePrometheus(
     [
