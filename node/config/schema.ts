@@ -47,7 +47,7 @@ export function defaultConfig(): NodeConfig {
     p2p: { host: '0.0.0.0', port: 30333, bootstrap: [] },
     log: { level: 'info' },
     mempool: { maxTransactions: 50_000, maxBytes: 64 * MiB, maxPerSender: 1000 },
-    consensus: { idleBlockIntervalMs: 1000, roundTimeoutMs: 3000, maxBlockTransactions: 5000 },
+    consensus: { idleBlockIntervalMs: 1000, roundTimeoutMs: 2000, maxBlockTransactions: 5000 },
     attestation: { auto: true },
     plugins: { explorer: plugin('explorer'), relay: plugin('relay'), kyc: plugin('kyc'), wallet: plugin('wallet') },
     rpcAllowSubjectEnumeration: false,

@@ -4,7 +4,7 @@ import type { Block, QuorumCertificate } from '../protocol/block.js';
 import { bytesEqual, toHex } from '../protocol/bytes.js';
 import { MAX_SYNC_BLOCKS } from './codec.js';
 import { timeoutDigest, voteDigest, type QuorumCrypto } from './crypto.js';
-import { DEFAULT_PACEMAKER, Pacemaker, systemClock, type Clock, type PacemakerConfig, type RoundEntry, type TimerHandle } from './pacemaker.js';
+import { DEFAULT_PACEMAKER, Pacemaker, pacemakerConfig, systemClock, type Clock, type PacemakerConfig, type RoundEntry, type TimerHandle } from './pacemaker.js';
 import * as rules from './safety.js';
 import type { ConsensusStore } from './store.js';
 import { LeaderSchedule } from './leaders.js';
@@ -158,7 +158,7 @@ export class ConsensusEngine extends EventEmitter {
     this.o = options;
     this.clock = options.clock ?? systemClock;
     this.me = options.self.address;
-    const pacing = { ...DEFAULT_PACEMAKER, ...options.pacemaker };
+    const pacing = { ...pacemakerConfig(options.pacemaker?.baseTimeoutMs ?? DEFAULT_PACEMAKER.baseTimeoutMs), ...options.pacemaker };
     const relayMs = Math.round(pacing.baseTimeoutMs / 3);
     this.backup = new BackupVotes(this.clock, relayMs, (round) => this.enqueue(() => this.relayIfStalled(round)));
     this.epochSync = new EpochSync(this.clock, relayMs, (peer, epoch) => {
@@ -253,10 +253,10 @@ export class ConsensusEngine extends EventEmitter {
     await this.o.store.deletePendingBlocks(dropped);
   }
 
-  /** The epoch's last committed blocks up to the head, as many as the leader schedule reads. */
+  /** The last committed blocks up to the head, as many as the leader schedule reads. */
   private async recentCommitted(): Promise<Block[]> {
     const root = this.tree.root.header.height;
-    const from = Math.max(this.ep.info.start.height + 1, root - this.leaders.window + 1);
+    const from = Math.max(1, root - this.leaders.window + 1);
     const out: Block[] = [];
     for (let h = from; h <= root; h++) {
       const b = h === root ? this.tree.root : await this.o.app.getCommittedBlockAt(h);
@@ -564,7 +564,8 @@ export class ConsensusEngine extends EventEmitter {
 
   private async relayIfStalled(round: number): Promise<void> {
     const held = this.backup.take(round);
-    if (this.proposalsSeen.has(round + 1) || this.pacemaker.round > round + 1) return;
+    // The next leader is alive (it proposed), or the QC is known already: nothing to relay.
+    if (this.proposalsSeen.has(round + 1) || this.pacemaker.round > round + 1 || this.safety.highQc.round >= round) return;
     for (const h of held) await this.collectVote(h.vote, h.trusted, h.from);
   }
 
@@ -677,7 +678,7 @@ export class ConsensusEngine extends EventEmitter {
     this.tree = new BlockTree(boundary);
     this.m.pairingChecks += ended.verifier.checks;
     this.ep = new EpochContext(info, this.o.chainId, this.o.self);
-    this.leaders = new LeaderSchedule(this.ep.set, info.start.height, () => this.tree);
+    this.leaders = new LeaderSchedule(this.ep.set, info.start.height, () => this.tree, this.leaders.recentCommitted);
     await this.setSafety(rules.initialSafety(this.ep.startQc, info.epoch));
     this.orphans.pruneTo(Number.MAX_SAFE_INTEGER);
     this.pendingQcs.clear();

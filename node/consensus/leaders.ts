@@ -17,7 +17,9 @@ import type { ValidatorSet } from './validators.js';
  *
  * The history is the certified ancestry of the block a proposal extends, not this node's
  * committed head: every node that judges a given proposal reads the same blocks, whatever it has
- * committed so far, so they all agree on its leader. Only the current epoch's blocks count.
+ * committed so far, so they all agree on its leader. It runs on across an epoch's start, so a
+ * validator that is down stays out of the rotation in the next epoch; a block of an earlier epoch
+ * counts by its proposer only, as its QC's signer bitmap indexes another set.
  */
 
 /** Blocks of history that decide who is active: one per validator, and at least 4. */
@@ -27,21 +29,25 @@ export function reputationWindow(validators: number): number {
 
 /**
  * The indices (canonical order) of the validators that proposed a block of `window` (newest
- * first) or signed the QC it carries. Everyone counts as active while the window is not full (the
- * start of an epoch), so a short history never narrows the rotation.
+ * first) or signed the QC it carries, for blocks above `epochStartHeight` (the set's own). Everyone
+ * counts as active while the window is not full (a chain younger than it), so a short history
+ * never narrows the rotation.
  */
-export function activeValidators(set: ValidatorSet, window: readonly Block[]): number[] {
+export function activeValidators(set: ValidatorSet, window: readonly Block[], epochStartHeight: number): number[] {
   const all = set.validators.map((_, i) => i);
   if (window.length < reputationWindow(set.size)) return all;
   const seen = new Set<number>();
   for (const b of window) {
     const proposer = set.indexOf(b.header.proposer);
     if (proposer !== undefined) seen.add(proposer);
+    if (b.header.height <= epochStartHeight) continue;
     for (const i of set.signersOf(b.header.justify.signers) ?? []) seen.add(i);
   }
   const active = all.filter((i) => seen.has(i));
-  // A full window holds QCs with a quorum of signers, so this is never empty on a real chain.
-  return active.length > 0 ? active : all;
+  // With more than 2/3 of the weight active, an active validator is up whenever a quorum is, so
+  // the rotation reaches a live leader. A window of the epoch's own blocks always holds a quorum
+  // of signers; one reaching back past the epoch's start may not, and then it narrows nothing.
+  return set.isQuorum(set.weightOf(active)) ? active : all;
 }
 
 /** The leader of `round` given the active validators: round-robin over them. */
@@ -52,27 +58,35 @@ export function electLeader(set: ValidatorSet, active: readonly number[], round:
 const MEMO_LIMIT = 256;
 
 /**
- * One epoch's leaders: walks a branch of the block tree, then the epoch's last committed blocks
- * (kept here, since the tree starts at the committed head), and remembers each branch tip's
- * active set. No I/O: the engine loads the committed blocks at start and hands over each commit.
+ * One epoch's leaders: walks a branch of the block tree, then the last committed blocks (kept
+ * here, since the tree starts at the committed head), and remembers each branch tip's active set.
+ * No I/O: the engine loads the committed blocks at start and hands over each commit.
  */
 export class LeaderSchedule {
-  private committed: Block[] = [];
+  private committed: Block[];
   private readonly memo = new Map<string, number[]>();
   readonly window: number;
 
   constructor(
     private readonly set: ValidatorSet,
-    /** the epoch's start block: history begins just above it */
+    /** the height of the epoch's start block: the set's own blocks are above it */
     private readonly startHeight: number,
     private readonly tree: () => BlockTree,
+    /** the last committed blocks, oldest first, ending at the tree's root (an ended epoch's schedule hands them on) */
+    committed: readonly Block[] = [],
   ) {
     this.window = reputationWindow(set.size);
+    this.committed = committed.slice(-this.window);
   }
 
-  /** Committed blocks, oldest first, ending at the tree's root (only the last `window` are kept). */
+  /** The committed blocks this schedule reads, oldest first. */
+  get recentCommitted(): readonly Block[] {
+    return this.committed;
+  }
+
+  /** Newly committed blocks, oldest first, ending at the tree's root (only the last `window` are kept). */
   committedBlocks(blocks: readonly Block[]): void {
-    this.committed = [...this.committed, ...blocks.filter((b) => b.header.height > this.startHeight)].slice(-this.window);
+    this.committed = [...this.committed, ...blocks].slice(-this.window);
   }
 
   /** The active validators on the branch ending at block `hash`; undefined when the block is not in the tree. */
@@ -82,7 +96,7 @@ export class LeaderSchedule {
     if (known) return known;
     const history = this.history(hash);
     if (!history) return undefined;
-    const active = activeValidators(this.set, history);
+    const active = activeValidators(this.set, history, this.startHeight);
     if (this.memo.size >= MEMO_LIMIT) this.memo.delete(this.memo.keys().next().value!);
     this.memo.set(key, active);
     return active;
@@ -94,7 +108,7 @@ export class LeaderSchedule {
     return active && electLeader(this.set, active, round);
   }
 
-  /** The last `window` blocks of the epoch ending at `hash`, newest first. */
+  /** The last `window` blocks ending at `hash`, newest first (genesis excluded: nobody proposed it). */
   private history(hash: Uint8Array): Block[] | undefined {
     const tree = this.tree();
     let b = tree.get(hash);
@@ -105,6 +119,6 @@ export class LeaderSchedule {
       b = tree.get(b.header.parentHash)!;
     }
     for (let i = this.committed.length - 1; i >= 0 && out.length < this.window; i--) out.push(this.committed[i]!);
-    return out.filter((x) => x.header.height > this.startHeight);
+    return out.filter((x) => x.header.height > 0);
   }
 }

@@ -70,7 +70,16 @@ export interface PacemakerConfig {
   retransmitMs: number;
 }
 
-export const DEFAULT_PACEMAKER: PacemakerConfig = { baseTimeoutMs: 3_000, multiplier: 1.5, maxTimeoutMs: 60_000, retransmitMs: 3_000 };
+/**
+ * Everything scales with the first timeout: backoff by 1.5 per round ended by TC up to 10 times
+ * the base, and a fired timeout sent again every half base. docs/consensus.md ("Pacemaker") has
+ * the measurements these come from.
+ */
+export function pacemakerConfig(baseTimeoutMs: number): PacemakerConfig {
+  return { baseTimeoutMs, multiplier: 1.5, maxTimeoutMs: 10 * baseTimeoutMs, retransmitMs: Math.round(baseTimeoutMs / 2) };
+}
+
+export const DEFAULT_PACEMAKER: PacemakerConfig = pacemakerConfig(2_000);
 
 /** base × multiplier^failures, capped. */
 export function roundTimeoutMs(cfg: PacemakerConfig, consecutiveFailures: number): number {

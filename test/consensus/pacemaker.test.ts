@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ManualClock, Pacemaker, roundTimeoutMs } from '../../node/consensus/pacemaker.js';
+import { DEFAULT_PACEMAKER, ManualClock, Pacemaker, pacemakerConfig, roundTimeoutMs } from '../../node/consensus/pacemaker.js';
 
 const cfg = { baseTimeoutMs: 1_000, multiplier: 1.5, maxTimeoutMs: 3_000, retransmitMs: 500 };
 
@@ -30,4 +30,10 @@ t.test('fires once per round, retransmits, grows on TCs and resets on QCs', asyn
   p.stop();
   clock.advance(10_000);
   t.equal(fired.length, 3, 'stopped: nothing fires');
+});
+
+t.test('the default pacing scales with the first timeout', async (t) => {
+  t.same(pacemakerConfig(2_000), { baseTimeoutMs: 2_000, multiplier: 1.5, maxTimeoutMs: 20_000, retransmitMs: 1_000 });
+  t.same(DEFAULT_PACEMAKER, pacemakerConfig(2_000));
+  t.same([0, 1, 2, 5, 6, 20].map((f) => roundTimeoutMs(DEFAULT_PACEMAKER, f)), [2_000, 3_000, 4_500, 15_188, 20_000, 20_000], 'then capped at 10 times');
 });
