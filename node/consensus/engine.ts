@@ -7,6 +7,7 @@ import { timeoutDigest, voteDigest, type QuorumCrypto } from './crypto.js';
 import { DEFAULT_PACEMAKER, Pacemaker, pacemakerConfig, systemClock, type Clock, type PacemakerConfig, type RoundEntry, type TimerHandle } from './pacemaker.js';
 import * as rules from './safety.js';
 import type { ConsensusStore } from './store.js';
+import { Divergence, errorCode, type HaltReport } from './divergence.js';
 import { LeaderSchedule } from './leaders.js';
 import { OrphanPool, type ProposalVote } from './orphans.js';
 import { BackupVotes } from './backup-votes.js';
@@ -90,33 +91,12 @@ export interface ConsensusMetrics {
   halted: boolean;
 }
 
-/** A block the app found at odds with this node's state. */
-interface RefusedBlock {
-  height: number;
-  hash: string;
-  code: string;
-  error: string;
-}
-
-export type HaltReport = { reason: string } & Record<string, unknown>;
-
 export interface ConsensusStatus extends Pick<ConsensusMetrics, 'epoch' | 'round' | 'highQcRound' | 'lockedRound' | 'lastVotedRound' | 'committedHeight'> {
   /** the leader of the current round on the high QC's branch */
   leader: Uint8Array | undefined;
   /** the validators that round-robin leadership goes to on that branch (leaders.ts) */
   active: Uint8Array[] | undefined;
   halted: HaltReport | undefined;
-}
-
-/** Drop reasons by what the app's rejection says about the block (ConsensusApp.validateBlock). */
-const REFUSAL_REASONS: Partial<Record<string, string>> = {
-  invalid: 'invalid-block',
-  conflict: 'block-state-mismatch',
-  limit: 'block-timestamp-ahead',
-};
-
-function errorCode(err: unknown): string {
-  return err instanceof LedgerError ? err.code : 'ERROR';
 }
 
 export class ConsensusEngine extends EventEmitter {
@@ -132,6 +112,7 @@ export class ConsensusEngine extends EventEmitter {
   private running = false;
   private subscribed = false;
   private proposedRound = 0;
+  private peerCursor = 0;
   private idleTimer: TimerHandle | undefined;
   private readonly proposalsSeen = new Map<number, Proposal>();
   private readonly ownTimeouts = new Map<number, Timeout>();
@@ -147,10 +128,11 @@ export class ConsensusEngine extends EventEmitter {
   private readonly backup: BackupVotes;
   private readonly epochSync: EpochSync;
   private readonly evidenceList: Evidence[] = [];
-  /** blocks the app refused as disagreeing with this node's state, until a commit passes them */
-  private readonly refused = new Map<string, RefusedBlock>();
-  /** set when this node's state disagrees with a quorum: it then signs nothing */
-  private halted: HaltReport | undefined;
+  /** refused blocks, and the halt once a quorum certifies one: this node then signs nothing */
+  private readonly divergence = new Divergence((report) => {
+    this.idleTimer?.cancel();
+    this.emit('halted', report);
+  });
   private readonly m: ConsensusMetrics;
 
   constructor(options: ConsensusEngineOptions) {
@@ -317,28 +299,16 @@ export class ConsensusEngine extends EventEmitter {
     this.emit('dropped', { reason, from });
   }
 
-  /**
-   * A block the app refused. Only a block wrong by itself costs its sender (the network penalizes
-   * it); one that disagrees with the state computed here is remembered, because if a quorum
-   * certifies it, the wrong state is this node's own.
-   */
+  /** A block the app refused: only a block wrong by itself costs its sender (the network penalizes it). */
   private refuse(b: Block, err: unknown, from: Uint8Array | undefined): void {
-    const kind = err instanceof LedgerError ? err.kind : 'internal';
     this.emit('rejected', { block: b, error: err, from });
-    if (kind === 'conflict') {
-      const r: RefusedBlock = { height: b.header.height, hash: toHex(b.hash), code: errorCode(err), error: (err as Error).message };
-      this.refused.set(r.hash, r);
-      if (bytesEqual(this.safety.highQc.blockHash, b.hash) || this.pendingQcs.has(r.hash)) this.halt('certified-block-refused', r);
-    }
-    this.drop(REFUSAL_REASONS[kind] ?? 'block-unverifiable', kind === 'invalid' ? from : undefined);
+    const certified = bytesEqual(this.safety.highQc.blockHash, b.hash) || this.pendingQcs.has(toHex(b.hash));
+    const { reason, senderAtFault } = this.divergence.refusal(b, err, certified);
+    this.drop(reason, senderAtFault ? from : undefined);
   }
 
-  /** This node's state is inconsistent with a quorum-certified chain: it stops voting, proposing and timing out, and says why. */
-  private halt(reason: string, details: RefusedBlock | Record<string, unknown>): void {
-    if (this.halted) return;
-    this.halted = { reason, ...details };
-    this.idleTimer?.cancel();
-    this.emit('halted', this.halted);
+  private get halted(): HaltReport | undefined {
+    return this.divergence.halted;
   }
 
   /**
@@ -460,9 +430,9 @@ export class ConsensusEngine extends EventEmitter {
     if (!this.tree.has(b.hash)) {
       const parent = this.tree.get(b.header.parentHash);
       if (!parent) {
-        // b's justify certifies its parent: a quorum accepted the block this node refused.
-        const refused = this.refused.get(toHex(b.header.parentHash));
-        if (refused) return this.halt('certified-block-refused', refused);
+        // b's justify certifies its parent: a quorum may have accepted a block this node refused.
+        this.divergence.certified(b.header.parentHash);
+        if (this.halted) return;
         if (!this.orphans.add(b, from, proposal)) return this.drop('orphan-pool-full');
         // An orphan's parent that is itself an orphan is already on its way.
         if (!this.orphans.has(b.header.parentHash)) this.requestSync(from, b.header.parentHash, b.header.height - 1);
@@ -513,7 +483,7 @@ export class ConsensusEngine extends EventEmitter {
     await this.setSafety(rules.recordVote(this.safety, round));
     const vote: Vote = { round, height: b.header.height, blockHash: b.hash, voter: this.me, signature: this.o.self.crypto.sign(voteDigest(this.o.chainId, this.ep.epoch, round, b.header.height, b.hash)) };
     this.m.votesSent++;
-    // To the next leader, and to this round's leader, which relays the QC if the next one is down.
+    // To the next leader, and to the block's proposer, which relays the QC if the next one is down.
     for (const to of this.voteCollectors(b)) {
       if (this.isMe(to)) await this.onVote(vote, true);
       else this.o.transport.send(to, this.msg({ type: 'vote', vote }));
@@ -581,8 +551,7 @@ export class ConsensusEngine extends EventEmitter {
 
   /** A verified QC: raise the high QC, lock and commit if its block is known, and move rounds. */
   private async processQc(qc: QuorumCertificate, source: Uint8Array | undefined): Promise<void> {
-    const refused = this.refused.get(toHex(qc.blockHash));
-    if (refused) this.halt('certified-block-refused', refused);
+    this.divergence.certified(qc.blockHash);
     await this.setSafety(rules.updateHighQc(this.safety, qc));
     const b2 = this.tree.get(qc.blockHash);
     if (b2) {
@@ -593,16 +562,16 @@ export class ConsensusEngine extends EventEmitter {
     }
     else if (qc.round > 0 && qc.height > this.tree.root.header.height) {
       this.pendingQcs.set(toHex(qc.blockHash), qc);
-      this.requestSync(source ?? this.anyPeer(qc.round), qc.blockHash, qc.height);
+      this.requestSync(source ?? this.anyPeer(), qc.blockHash, qc.height);
     }
     this.advance(qc.round + 1, 'qc');
   }
 
-  /** Another validator, picked by `seed`, to ask for a block no peer in particular announced. */
-  private anyPeer(seed: number): Uint8Array {
+  /** Another validator to ask for a block no peer in particular announced: each ask goes to the next one, so a dead peer costs one try. */
+  private anyPeer(): Uint8Array {
     const vs = this.validators.validators;
     for (let i = 0; i < vs.length; i++) {
-      const v = vs[(seed + i) % vs.length]!;
+      const v = vs[this.peerCursor++ % vs.length]!;
       if (!this.isMe(v.address)) return v.address;
     }
     return this.me;
@@ -634,7 +603,7 @@ export class ConsensusEngine extends EventEmitter {
     try {
       await this.o.app.commit(blocks, certifying);
     } catch (err) {
-      this.halt('commit-failed', { height: last.header.height, hash: toHex(last.hash), code: errorCode(err), error: (err as Error).message });
+      this.divergence.halt('commit-failed', { height: last.header.height, hash: toHex(last.hash), code: errorCode(err), error: (err as Error).message });
       throw err;
     }
     const removed = this.tree.commitTo(last.hash);
@@ -644,7 +613,7 @@ export class ConsensusEngine extends EventEmitter {
     const rootHeight = last.header.height;
     this.orphans.pruneTo(rootHeight);
     for (const [k, qc] of this.pendingQcs) if (qc.height <= rootHeight) this.pendingQcs.delete(k);
-    for (const [k, r] of this.refused) if (r.height <= rootHeight) this.refused.delete(k);
+    this.divergence.pruneTo(rootHeight);
     this.m.committedBlocks += blocks.length;
     if (latencyMs !== undefined) this.m.lastCommitLatencyMs = latencyMs;
     this.emit('commit', { blocks, qc: certifying, latencyMs, qcToCommitMs });
