@@ -85,7 +85,8 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     const mempool = new Mempool({ chainId: genesis.chainId, network: genesis.network, state: store.stateReader(), ...config.mempool });
     const crashPlan = crashPlanFromEnv(process.env);
     if (crashPlan) log.warn({ crash_plan: crashPlan }, 'fault injection is on (LEDGER_TEST_CRASH_AT): this process will kill itself');
-    const stores = crashPlan ? withCrashPoint(crashPlan, store, new LevelConsensusStore(db.consensus)) : { chain: store, consensus: new LevelConsensusStore(db.consensus) };
+    const consensusStore = new LevelConsensusStore(db.consensus);
+    const stores = crashPlan ? withCrashPoint(crashPlan, store, consensusStore) : { chain: store, consensus: consensusStore };
     const app = new ChainApp({
       chainId: genesis.chainId,
       network: genesis.network,

@@ -6,7 +6,7 @@ import { LedgerError } from '../errors.js';
 import { blockHash, transactionsRoot, type Block, type BlockHeader, type QuorumCertificate } from '../protocol/block.js';
 import { bytesEqual, toHex } from '../protocol/bytes.js';
 import type { Receipt } from '../protocol/receipt.js';
-import { transactionHashBytes, verifyTransactionSignature, type Transaction } from '../protocol/transaction.js';
+import { transactionHash, verifyTransactionSignature, type Transaction } from '../protocol/transaction.js';
 import type { StateChange, StateReader } from '../execution/overlay.js';
 import { lastHeightOf, readValidatorSet } from '../execution/validator-set.js';
 import type { TreeNodeReader } from '../state/tree/index.js';
@@ -145,7 +145,7 @@ export class ChainApp extends EventEmitter {
     if (block.transactions.length > this.o.maxBlockTransactions) throw reject('BLOCK_TOO_LARGE', `${block.transactions.length} transactions, at most ${this.o.maxBlockTransactions}`);
     if (!bytesEqual(h.transactionsRoot, transactionsRoot(this.o.chainId, block.transactions))) throw reject('BAD_TX_ROOT', 'transactions_root mismatch');
     for (const tx of block.transactions) {
-      const hash = toHex(transactionHashBytes(this.o.chainId, tx));
+      const hash = transactionHash(this.o.chainId, tx);
       if (this.o.mempool.isVerified(hash)) continue;
       if (!verifyTransactionSignature(this.o.chainId, tx)) throw reject('BAD_SIGNATURE', `transaction ${hash} has a bad signature`);
       this.o.mempool.markVerified(hash);
@@ -163,13 +163,7 @@ export class ChainApp extends EventEmitter {
       throw new LedgerError('EXECUTION_FAILED', `block cannot be executed on the state after its parent: ${err.message}`, 'conflict', { height: h.height, tx_error: err.code });
     }
     const tree = await updateTree(nodes, parent.header.stateRoot, exec.changes);
-    if (!bytesEqual(tree.root, h.stateRoot)) {
-      throw new LedgerError('STATE_ROOT_MISMATCH', `state root mismatch at height ${h.height}: the block says ${toHex(h.stateRoot)}, execution here gives ${toHex(tree.root)}`, 'conflict', {
-        height: h.height,
-        expected: toHex(h.stateRoot),
-        actual: toHex(tree.root),
-      });
-    }
+    if (!bytesEqual(tree.root, h.stateRoot)) throw stateRootMismatch(block, tree.root);
     this.pending.add({ block, executed: exec.txs, changes: exec.changes, treeNodes: tree.nodes });
   }
 
@@ -184,14 +178,8 @@ export class ChainApp extends EventEmitter {
           throw new LedgerError('COMMIT_OUT_OF_ORDER', `block ${toHex(block.hash)} at height ${block.header.height} does not extend the committed head`, 'internal');
         }
         const exec = await executeBlock(this.o.store.stateReader(), this.o.chainId, this.context(block.header), block.transactions);
-        const tree = await updateTree(this.o.store.treeNodes(), head?.stateRoot ?? new Uint8Array(32), exec.changes);
-        if (!bytesEqual(tree.root, block.header.stateRoot)) {
-          throw new LedgerError('STATE_ROOT_MISMATCH', `certified block ${toHex(block.hash)} at height ${block.header.height} does not match execution here: the block says ${toHex(block.header.stateRoot)}, execution gives ${toHex(tree.root)}`, 'conflict', {
-            height: block.header.height,
-            expected: toHex(block.header.stateRoot),
-            actual: toHex(tree.root),
-          });
-        }
+        const tree = await updateTree(this.o.store.treeNodes(), head.stateRoot, exec.changes);
+        if (!bytesEqual(tree.root, block.header.stateRoot)) throw stateRootMismatch(block, tree.root);
         p = { block, executed: exec.txs, changes: exec.changes, treeNodes: tree.nodes };
       }
       const receipts = p.executed.map((e, i) => receipt(e, block, seq, i));
@@ -217,5 +205,15 @@ function receipt(e: ExecutedTx, block: Block, seq: number, index: number): Recei
 
 /** The block is invalid by itself, whatever this node's state: its sender is at fault. */
 function reject(code: string, message: string): LedgerError {
-  return new LedgerError(code, message, 'invalid', { provable: true });
+  return new LedgerError(code, message, 'invalid');
+}
+
+/** The block disagrees with this node's execution of it: the block is wrong, or this node is. */
+function stateRootMismatch(block: Block, computed: Uint8Array): LedgerError {
+  const h = block.header;
+  return new LedgerError('STATE_ROOT_MISMATCH', `state root mismatch in block ${toHex(block.hash)} at height ${h.height}: the block says ${toHex(h.stateRoot)}, execution here gives ${toHex(computed)}`, 'conflict', {
+    height: h.height,
+    expected: toHex(h.stateRoot),
+    actual: toHex(computed),
+  });
 }

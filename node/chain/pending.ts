@@ -58,26 +58,24 @@ export class PendingBlocks {
     return out;
   }
 
-  /** Whether the state after block `hash` is known here: it is the committed head, or a pending block on a branch from it. */
-  knows(hash: Uint8Array): boolean {
+  /**
+   * State and tree nodes as they are after block `hash`: the committed head, or a pending block on
+   * a branch from it; PARENT_STATE_UNKNOWN for any other block.
+   */
+  readersAfter(hash: Uint8Array): { state: StateReader; nodes: TreeNodeReader } {
     const head = this.base.headHash();
-    if (head && bytesEqual(hash, head)) return true;
     const chain = this.ancestry(hash);
     const oldest = chain[chain.length - 1];
-    return oldest !== undefined && head !== undefined && bytesEqual(oldest.block.header.parentHash, head);
-  }
-
-  /** State and tree nodes as they are after block `hash`; PARENT_STATE_UNKNOWN when `knows(hash)` is false. */
-  readersAfter(hash: Uint8Array): { state: StateReader; nodes: TreeNodeReader } {
-    if (!this.knows(hash)) {
+    const known = head !== undefined && (bytesEqual(hash, head) || (oldest !== undefined && bytesEqual(oldest.block.header.parentHash, head)));
+    if (!known) {
       throw new LedgerError('PARENT_STATE_UNKNOWN', `the state after block ${toHex(hash)} is not known here: it is neither the committed head nor a block executed on top of it`, 'internal', {
         block: toHex(hash),
-        head: toHex(this.base.headHash() ?? new Uint8Array(0)),
+        head: toHex(head ?? new Uint8Array(0)),
       });
     }
     let state = this.base.state;
     let nodes = this.base.nodes;
-    for (const p of this.ancestry(hash).reverse()) {
+    for (const p of chain.reverse()) {
       state = layeredReader(state, p.changes);
       nodes = overlayReader(nodes, p.treeNodes);
     }

@@ -269,7 +269,7 @@ export class ConsensusEngine extends EventEmitter {
       committedHeight: this.tree.root.header.height,
       pairingChecks: this.m.pairingChecks + (this.ep?.verifier.checks ?? 0),
       dropped: { ...this.m.dropped },
-      halted: this.halted !== undefined,
+      halted: this.haltReport !== undefined,
     };
   }
 
@@ -307,10 +307,6 @@ export class ConsensusEngine extends EventEmitter {
     this.drop(reason, senderAtFault ? from : undefined);
   }
 
-  private get halted(): HaltReport | undefined {
-    return this.divergence.halted;
-  }
-
   /**
    * Where consensus stands here: the round, its certificates, and who leads the current round on
    * the branch of the high QC (undefined while that block is still being fetched).
@@ -327,13 +323,13 @@ export class ConsensusEngine extends EventEmitter {
       committedHeight,
       leader: this.leaders?.leaderAfter(this.safety.highQc.blockHash, round)?.address,
       active: active?.map((i) => this.validators.at(i)!.address),
-      halted: this.halted,
+      halted: this.haltReport,
     };
   }
 
   /** Why this node stopped signing, or undefined while it takes part. */
   get haltReport(): HaltReport | undefined {
-    return this.halted;
+    return this.divergence.halted;
   }
 
   private async setSafety(next: SafetyState): Promise<void> {
@@ -432,7 +428,7 @@ export class ConsensusEngine extends EventEmitter {
       if (!parent) {
         // b's justify certifies its parent: a quorum may have accepted a block this node refused.
         this.divergence.certified(b.header.parentHash);
-        if (this.halted) return;
+        if (this.haltReport) return;
         if (!this.orphans.add(b, from, proposal)) return this.drop('orphan-pool-full');
         // An orphan's parent that is itself an orphan is already on its way.
         if (!this.orphans.has(b.header.parentHash)) this.requestSync(from, b.header.parentHash, b.header.height - 1);
@@ -478,7 +474,7 @@ export class ConsensusEngine extends EventEmitter {
 
   private async maybeVote(b: Block): Promise<void> {
     const round = b.header.round;
-    if (!this.isValidator || this.halted || round !== this.pacemaker.round || !this.tree.has(b.hash)) return;
+    if (!this.isValidator || this.haltReport || round !== this.pacemaker.round || !this.tree.has(b.hash)) return;
     if (!rules.safeToVote(this.safety, b, (h) => this.lookup(h)).ok) return;
     await this.setSafety(rules.recordVote(this.safety, round));
     const vote: Vote = { round, height: b.header.height, blockHash: b.hash, voter: this.me, signature: this.o.self.crypto.sign(voteDigest(this.o.chainId, this.ep.epoch, round, b.header.height, b.hash)) };
@@ -725,7 +721,7 @@ export class ConsensusEngine extends EventEmitter {
   }
 
   private async propose(round: number): Promise<void> {
-    if (this.halted || this.pacemaker.round !== round || this.proposedRound >= round || round <= this.safety.lastVotedRound) return;
+    if (this.haltReport || this.pacemaker.round !== round || this.proposedRound >= round || round <= this.safety.lastVotedRound) return;
     const justify = this.safety.highQc;
     const parent = this.tree.get(justify.blockHash);
     if (!parent) return; // still syncing it; the round will time out
@@ -755,7 +751,7 @@ export class ConsensusEngine extends EventEmitter {
   }
 
   private async localTimeout(round: number): Promise<void> {
-    if (!this.isValidator || this.halted || round !== this.pacemaker.round) return;
+    if (!this.isValidator || this.haltReport || round !== this.pacemaker.round) return;
     let t = this.ownTimeouts.get(round);
     if (!t) {
       if (!rules.safeToTimeout(this.safety, round)) return;

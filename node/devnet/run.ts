@@ -68,7 +68,7 @@ export function runDevnet(layout: DevnetLayout, o: { onExit(node: DevnetNode, co
  * config.json (the environment would override the file, and every node would, say, take the same
  * LEDGER_RPC_PORT). LEDGER_LOG_LEVEL passes through.
  */
-function childEnv(): NodeJS.ProcessEnv {
+export function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
   for (const name of [...SETTINGS.map((s) => s.env), PLUGINS_ENV, CONFIG_ENV]) if (name !== 'LEDGER_LOG_LEVEL') delete env[name];
   return env;

@@ -7,7 +7,8 @@ import { readKeyFile, type AccountKey } from '../../../node/config/keyfile.js';
 import { prepareDevnet, type DevnetNode } from '../../../node/devnet/layout.js';
 import { freePortRange } from '../../../node/devnet/ports.js';
 import { parsePrometheus, type Samples } from '../prometheus.js';
-import { spawnNode, tail, type NodeProcess } from './node-process.js';
+import { tailLines } from '../../../node/devnet/run.js';
+import { spawnNode, type NodeProcess } from './node-process.js';
 
 export interface LocalNode extends DevnetNode {
   /** the running process; undefined while the node is down */
@@ -171,6 +172,6 @@ export class LocalCluster {
 
   /** The last `lines` lines of node i's log file. */
   logTail(i: number, lines = 30): string {
-    return tail(this.nodes[i]!.log, lines);
+    return tailLines(this.nodes[i]!.log, lines);
   }
 }

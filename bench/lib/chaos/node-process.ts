@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, closeSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { CONFIG_ENV, PLUGINS_ENV, SETTINGS } from '../../../node/config/schema.js';
+import { appendFileSync, closeSync, openSync, writeSync } from 'node:fs';
+import { childEnv as devnetEnv, tailLines } from '../../../node/devnet/run.js';
 
 /** One `ledger start` child: its stderr (the JSON logs) and stdout appended to `logFile`. */
 export interface NodeProcess {
@@ -58,7 +58,7 @@ export async function spawnNode(o: SpawnNodeOptions): Promise<NodeProcess> {
     const ms = o.readyTimeoutMs ?? 30_000;
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
-      reject(new NodeStartError('NODE_START_TIMEOUT', `node in ${o.dataDir} did not print its RPC URL in ${ms} ms:\n${tail(o.logFile, 20)}`));
+      reject(new NodeStartError('NODE_START_TIMEOUT', `node in ${o.dataDir} did not print its RPC URL in ${ms} ms:\n${tailLines(o.logFile, 20)}`));
     }, ms);
     let ready = false;
     proc.stdout!.on('data', (d: Buffer) => {
@@ -76,7 +76,7 @@ export async function spawnNode(o: SpawnNodeOptions): Promise<NodeProcess> {
     void exited.then(({ code, signal }) => {
       if (!ready && out !== '') appendFileSync(o.logFile, out);
       clearTimeout(timer);
-      reject(new NodeStartError('NODE_EXITED', `node in ${o.dataDir} exited (${signal ?? code}) before it served:\n${tail(o.logFile, 20)}`, signal));
+      reject(new NodeStartError('NODE_EXITED', `node in ${o.dataDir} exited (${signal ?? code}) before it served:\n${tailLines(o.logFile, 20)}`, signal));
     });
   });
   const readyAt = performance.now();
@@ -103,21 +103,12 @@ export async function spawnNode(o: SpawnNodeOptions): Promise<NodeProcess> {
 }
 
 /**
- * Our environment without the settings each node takes from its own config.json and flags (the
- * environment would override the file), and without any crash hook meant for one start only.
+ * A devnet node's environment (node/devnet/run.ts: without the settings each node takes from its
+ * own config.json; --log-level overrides LEDGER_LOG_LEVEL), without any crash hook meant for one
+ * start only, plus `extra`.
  */
 function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
-  for (const name of [...SETTINGS.map((s) => s.env), PLUGINS_ENV, CONFIG_ENV]) delete env[name];
+  const env = devnetEnv();
   for (const name of Object.keys(env)) if (name.startsWith('LEDGER_TEST_')) delete env[name];
   return { ...env, ...extra };
-}
-
-/** The last `n` lines of a log file ('' when it cannot be read). */
-export function tail(file: string, n: number): string {
-  try {
-    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
-  } catch {
-    return '';
-  }
 }
