@@ -10,6 +10,8 @@ export const LEDGER_BIN = fileURLToPath(new URL('../../bin/ledger.js', import.me
 
 export interface NodeProcess {
   url: string;
+  /** the URL of each running plugin, from the start line */
+  plugins: Record<string, string>;
   proc: ChildProcess;
   stderr(): string;
   /** SIGTERM and wait for a clean exit */
@@ -44,11 +46,16 @@ export interface StartOptions {
   logLevel?: string;
   /** turn the explorer on, on this port (default: no plugins) */
   explorerPort?: number;
+  /** turn plugins on, each on its port (0: ephemeral); overrides explorerPort */
+  plugins?: Record<string, number>;
 }
 
 export async function startNodeProcess(t: { teardown(fn: () => unknown): void }, dataDir: string, o: StartOptions = {}): Promise<NodeProcess> {
   const args = ['start', '--data-dir', dataDir, '--rpc-port', String(o.rpcPort ?? 0), '--p2p-host', '127.0.0.1', '--p2p-port', String(o.p2pPort ?? 0)];
-  args.push(...(o.explorerPort === undefined ? ['--plugins', 'none'] : ['--plugins', 'explorer', '--explorer-port', String(o.explorerPort)]));
+  const plugins = o.plugins ?? (o.explorerPort === undefined ? {} : { explorer: o.explorerPort });
+  const names = Object.keys(plugins);
+  args.push('--plugins', names.length === 0 ? 'none' : names.join(','));
+  for (const name of names) args.push(`--${name}-port`, String(plugins[name]));
   if (o.bootstrap?.length) args.push('--bootstrap', o.bootstrap.join(','));
   args.push('--log-level', o.logLevel ?? 'info');
   const proc = spawn(process.execPath, [LEDGER_BIN, ...args], {
@@ -61,14 +68,16 @@ export async function startNodeProcess(t: { teardown(fn: () => unknown): void },
   t.teardown(() => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
   });
+  const pluginUrls: Record<string, string> = {};
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`node did not start in 30 s:\n${err}`)), 30_000);
     proc.stdout!.on('data', (d) => {
       out += d;
       const m = /"rpc_url"\s*:\s*"([^"]+)"/.exec(out);
-      if (m) {
+      if (m && /"plugins"\s*:\s*\[[^\]]*\]/.test(out)) {
         clearTimeout(timer);
+        for (const p of out.matchAll(/"name"\s*:\s*"([a-z]+)"\s*,\s*"state"\s*:\s*"running"\s*,\s*"url"\s*:\s*"([^"]+)"/g)) pluginUrls[p[1]!] = p[2]!;
         resolve(m[1]!);
       }
     });
@@ -79,6 +88,7 @@ export async function startNodeProcess(t: { teardown(fn: () => unknown): void },
   });
   return {
     url,
+    plugins: pluginUrls,
     proc,
     stderr: () => err,
     stop: async () => {

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../../node/logging.js';
+import type { ChainView } from '../../node/plugins/chain-view.js';
+import { parseDid } from '../../node/protocol/did.js';
+import type { BinarySublevel } from '../../node/state/db.js';
+import type { RelayConfig } from './config.js';
+import { DeliveryService } from './core/delivery.js';
+import type { WebhookOutbox } from '../common/webhooks/outbox.js';
+import { RelayEvents } from './core/events.js';
+import { GateService, type BbsVerifier } from './core/gates.js';
+import { MediationService } from './core/mediations.js';
+import { RateLimiter } from './core/rate-limit.js';
+import { ResolutionService } from './core/resolutions.js';
+import type { RelayServices } from './core/services.js';
+import { SettingsService } from './core/settings.js';
+import { createLevelRelayStore } from './store/level.js';
+import { DidResolver } from './wire/dids/resolver.js';
+import { mediatorIdentity } from './wire/identity.js';
+
+/**
+ * Builds the relay's services in dependency order: store, settings, events, resolver, gates,
+ * mediations, delivery. The plugin's start() and the tests use the same function.
+ */
+
+export interface ComposeInput {
+  config: RelayConfig;
+  network: string;
+  chain: ChainView;
+  db: BinarySublevel;
+  outbox: WebhookOutbox;
+  verifyBbs: BbsVerifier;
+  log: Logger;
+  now?: () => number;
+}
+
+export async function createRelayServices(input: ComposeInput): Promise<RelayServices & { resolver: DidResolver }> {
+  const now = input.now ?? Date.now;
+  const store = createLevelRelayStore(input.db, { now });
+  const seed = await store.secret('mediator-ed25519-seed', () => randomBytes(32));
+  const identity = mediatorIdentity(seed);
+  const settings = new SettingsService(store.documents, input.config.defaults);
+  const events = new RelayEvents({ docs: store.documents, outbox: input.outbox, log: store.log, logger: input.log, now });
+  const resolver = new DidResolver({
+    network: input.network,
+    ttlMs: input.config.resolverTtlMs,
+    ledger: async (did) => input.chain.resolveDid(parseDid(did).identifier),
+    now,
+  });
+  const resolutions = new ResolutionService({ resolver, events, now });
+  const gates = new GateService({ docs: store.documents, chain: input.chain, network: input.network, verifyBbs: input.verifyBbs });
+  const delivery = new DeliveryService({ store, settings, events, log: input.log, now });
+  const checkKey = async (key: string): Promise<string | null> => {
+    const r = await resolutions.resolve(key, { fresh: false });
+    return r.active ? null : (r.error ?? 'the DID is not active');
+  };
+  const mediations = new MediationService({
+    store,
+    settings,
+    gates,
+    events,
+    log: input.log,
+    now,
+    checkKey,
+    onRevoked: (m, keys) => delivery.failKeys(m.tenantId, keys, 'the mediation was revoked'),
+  });
+  return {
+    config: input.config,
+    network: input.network,
+    chain: input.chain,
+    store,
+    settings,
+    events,
+    outbox: input.outbox,
+    gates,
+    mediations,
+    delivery,
+    resolutions,
+    limiter: new RateLimiter({ now }),
+    identity,
+    log: input.log,
+    now,
+    resolver,
+  };
+}

@@ -1,0 +1,94 @@
+import { availableParallelism } from 'node:os';
+import { invalid } from '../../node/errors.js';
+import type { PluginConfig } from '../../node/config/schema.js';
+import { defaultSettings, type TenantSettings } from './core/settings.js';
+
+/**
+ * `plugins.relay.*` (docs/relay.md, "Configuration"): validated once at start, with the defaults
+ * a one-machine relay wants. Unknown keys are refused, so a misspelt option is not ignored.
+ */
+
+export interface RelayConfig {
+  /** the public URL of POST /didcomm; unset: derived from the bound host and port */
+  publicUrl: string | undefined;
+  /** the largest envelope POST /didcomm or a WebSocket frame accepts (413 above) */
+  maxEnvelopeBytes: number;
+  /** worker threads for DIDComm crypto and BBS proofs */
+  cryptoThreads: number;
+  /** envelopes waiting for a crypto thread before the wire answers 503 */
+  cryptoQueue: number;
+  /** open live-mode WebSockets, all agents together, and per remote address */
+  maxLiveConnections: number;
+  maxLiveConnectionsPerIp: number;
+  /** how long a resolution stays cached */
+  resolverTtlMs: number;
+  /** operator login: the OpenID provider and the audience its id tokens must name */
+  oidc: { issuer: string; audience: string } | undefined;
+  /** the base of Problem Details `type` URIs on /v1 */
+  errorsBase: string;
+  /** the defaults of every tenant's settings */
+  defaults: TenantSettings;
+  /** how often the retention sweeper runs */
+  sweepIntervalMs: number;
+}
+
+const KNOWN = new Set(['enabled', 'host', 'port', 'publicUrl', 'maxEnvelopeBytes', 'cryptoThreads', 'cryptoQueue', 'maxLiveConnections', 'maxLiveConnectionsPerIp', 'resolverTtlMs', 'oidc', 'errorsBase', 'rateLimitPerDidPerMin', 'retentionSeconds', 'purgeOnAck', 'manualApproval', 'sweepIntervalMs']);
+
+function int(section: PluginConfig, key: string, fallback: number, min: number, max: number): number {
+  const v = section[key];
+  if (v === undefined) return fallback;
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) throw invalid('CONFIG_INVALID', `plugins.relay.${key} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+function bool(section: PluginConfig, key: string, fallback: boolean): boolean {
+  const v = section[key];
+  if (v === undefined) return fallback;
+  if (v === true || v === 'true') return true;
+  if (v === false || v === 'false') return false;
+  throw invalid('CONFIG_INVALID', `plugins.relay.${key} must be true or false`);
+}
+
+function url(value: unknown, key: string): string {
+  if (typeof value !== 'string') throw invalid('CONFIG_INVALID', `plugins.relay.${key} must be a URL`);
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw invalid('CONFIG_INVALID', `plugins.relay.${key} is not a URL: ${value}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid('CONFIG_INVALID', `plugins.relay.${key} must be http(s)`);
+  return value.replace(/\/+$/, '');
+}
+
+export function parseRelayConfig(section: PluginConfig): RelayConfig {
+  for (const key of Object.keys(section)) if (!KNOWN.has(key)) throw invalid('CONFIG_INVALID', `unknown option plugins.relay.${key}`);
+  let oidc: RelayConfig['oidc'];
+  if (section.oidc !== undefined) {
+    const o = section.oidc as Record<string, unknown>;
+    if (o === null || typeof o !== 'object' || typeof o.audience !== 'string' || o.audience.length === 0) {
+      throw invalid('CONFIG_INVALID', 'plugins.relay.oidc must be {issuer, audience}');
+    }
+    oidc = { issuer: url(o.issuer, 'oidc.issuer'), audience: o.audience };
+  }
+  const cores = availableParallelism();
+  return {
+    publicUrl: section.publicUrl === undefined ? undefined : url(section.publicUrl, 'publicUrl'),
+    maxEnvelopeBytes: int(section, 'maxEnvelopeBytes', 256 * 1024, 1024, 16 * 1024 * 1024),
+    cryptoThreads: int(section, 'cryptoThreads', Math.max(1, Math.min(2, cores - 1)), 0, 16),
+    cryptoQueue: int(section, 'cryptoQueue', 256, 1, 100_000),
+    maxLiveConnections: int(section, 'maxLiveConnections', 10_000, 1, 1_000_000),
+    maxLiveConnectionsPerIp: int(section, 'maxLiveConnectionsPerIp', 100, 1, 1_000_000),
+    resolverTtlMs: int(section, 'resolverTtlMs', 60_000, 0, 86_400_000),
+    oidc,
+    errorsBase: typeof section.errorsBase === 'string' ? section.errorsBase.replace(/\/+$/, '') : 'https://ledger.dev/problems/relay',
+    defaults: defaultSettings({
+      rateLimitPerDidPerMin: int(section, 'rateLimitPerDidPerMin', 1200, 1, 1_000_000),
+      retentionSeconds: int(section, 'retentionSeconds', 7 * 86_400, 60, 90 * 86_400),
+      purgeOnAck: bool(section, 'purgeOnAck', true),
+      manualApproval: bool(section, 'manualApproval', false),
+    }),
+    sweepIntervalMs: int(section, 'sweepIntervalMs', 30_000, 100, 3_600_000),
+  };
+}

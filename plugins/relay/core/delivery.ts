@@ -1,0 +1,144 @@
+import type { Logger } from '../../../node/logging.js';
+import type { LogEntry, Mediation, MessageRecord, RelayStore } from '../store/types.js';
+import type { RelayEvents } from './events.js';
+import type { SettingsService } from './settings.js';
+
+/**
+ * The message queue as the protocols use it: accept a forward (durable before the caller
+ * answers), hand pending messages to pickup or to a live connection, acknowledge, fail and
+ * expire them. Live connections subscribe to their keys and are told when something arrives.
+ * The delivery log is buffered and written at most a second later: it is a record for operators,
+ * not a guarantee, and losing its last second in a crash loses no message.
+ */
+
+export type KeyListener = (key: string) => void;
+
+export interface Pending {
+  record: MessageRecord;
+  body: Uint8Array;
+}
+
+const LOG_FLUSH_MS = 1000;
+const LOG_BUFFER_MAX = 500;
+
+export class DeliveryService {
+  private listeners = new Map<string, Set<KeyListener>>();
+  private logBuffer: Omit<LogEntry, 'id'>[] = [];
+  private logTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly deps: { store: RelayStore; settings: SettingsService; events: RelayEvents; log: Logger; now: () => number },
+  ) {}
+
+  async accept(mediation: Mediation, recipient: string, sender: string | null, body: Uint8Array): Promise<MessageRecord> {
+    const { store, settings, events, now } = this.deps;
+    const at = now();
+    const { retentionSeconds } = await settings.get(mediation.tenantId);
+    const record = await store.messages.enqueue({ tenantId: mediation.tenantId, mediationId: mediation.id, recipient, sender, size: body.length, expiresAt: at + retentionSeconds * 1000 }, body, at);
+    store.counters.add(mediation.tenantId, 'received', at);
+    this.note(mediation.tenantId, recipient, `queued ${record.id} (${body.length} bytes) for ${recipient}`);
+    await events.emit(mediation.tenantId, 'message.queued', { messageId: record.id, recipient, sender, size: body.length, mediationId: mediation.id });
+    this.notify(recipient);
+    return record;
+  }
+
+  subscribe(keys: readonly string[], listener: KeyListener): () => void {
+    for (const key of keys) {
+      let set = this.listeners.get(key);
+      if (!set) this.listeners.set(key, (set = new Set()));
+      set.add(listener);
+    }
+    return () => {
+      for (const key of keys) {
+        const set = this.listeners.get(key);
+        set?.delete(listener);
+        if (set?.size === 0) this.listeners.delete(key);
+      }
+    };
+  }
+
+  isLive(key: string): boolean {
+    return this.listeners.has(key);
+  }
+
+  liveKeys(): number {
+    return this.listeners.size;
+  }
+
+  private notify(key: string): void {
+    for (const listener of this.listeners.get(key) ?? []) listener(key);
+  }
+
+  /** pending messages with their bodies, oldest first; `after` skips ids up to it */
+  async collect(recipients: readonly string[], limit: number, after?: string): Promise<Pending[]> {
+    const records = await this.deps.store.messages.pending(recipients, limit, after);
+    const out: Pending[] = [];
+    for (const record of records) {
+      const body = await this.deps.store.messages.body(record.id);
+      if (body) out.push({ record, body });
+    }
+    return out;
+  }
+
+  async delivered(records: readonly MessageRecord[], via: 'delivered' | 'live-delivered'): Promise<void> {
+    if (records.length === 0) return;
+    const { store, events, now } = this.deps;
+    const at = now();
+    await store.messages.markDelivered(records.map((r) => r.id), via, at);
+    for (const r of records) {
+      store.counters.add(r.tenantId, 'delivered', at);
+      this.note(r.tenantId, r.recipient, `${via === 'live-delivered' ? 'pushed live' : 'delivered by pickup'} ${r.id} to ${r.recipient}`);
+      await events.emit(r.tenantId, 'message.delivered', { messageId: r.id, recipient: r.recipient, via: via === 'live-delivered' ? 'live' : 'pickup' });
+    }
+  }
+
+  async acknowledge(mediation: Mediation, ids: readonly string[], recipients: readonly string[]): Promise<string[]> {
+    const { purgeOnAck } = await this.deps.settings.get(mediation.tenantId);
+    const acked = await this.deps.store.messages.acknowledge(ids, recipients, this.deps.now(), purgeOnAck);
+    if (acked.length > 0) this.note(mediation.tenantId, null, `acknowledged ${acked.length} message(s) for ${mediation.recipientDid}`);
+    return acked;
+  }
+
+  /** Fails what is queued for the keys (mediation revoked, DID deactivated). */
+  async failKeys(tenantId: string, keys: readonly string[], reason: string): Promise<void> {
+    if (keys.length === 0) return;
+    const failed = await this.deps.store.messages.fail(keys, reason, this.deps.now());
+    for (const r of failed) {
+      this.note(tenantId, r.recipient, `failed ${r.id} for ${r.recipient}: ${reason}`, 'warn');
+      await this.deps.events.emit(tenantId, 'delivery.failed', { messageId: r.id, recipient: r.recipient, reason });
+    }
+  }
+
+  /** One pass of the retention sweeper; returns how many messages expired. */
+  async sweep(max = 1000): Promise<number> {
+    const expired = await this.deps.store.messages.expire(this.deps.now(), max);
+    for (const r of expired) {
+      this.note(r.tenantId, r.recipient, `expired ${r.id} for ${r.recipient}: not picked up within the retention window`, 'warn');
+      await this.deps.events.emit(r.tenantId, 'delivery.failed', { messageId: r.id, recipient: r.recipient, reason: 'expired' });
+    }
+    return expired.length;
+  }
+
+  note(tenantId: string, recipient: string | null, message: string, level: LogEntry['level'] = 'info'): void {
+    this.logBuffer.push({ tenantId, at: this.deps.now(), level, message, recipient });
+    if (this.logBuffer.length >= LOG_BUFFER_MAX) void this.flushLog();
+    else this.logTimer ??= setTimeout(() => void this.flushLog(), LOG_FLUSH_MS).unref();
+  }
+
+  flushLog(): Promise<void> {
+    clearTimeout(this.logTimer);
+    this.logTimer = undefined;
+    const entries = this.logBuffer;
+    this.logBuffer = [];
+    this.flushing = this.flushing.then(async () => {
+      if (entries.length === 0) return;
+      try {
+        await this.deps.store.log.append(entries);
+      } catch (err) {
+        this.deps.log.warn({ err, entries: entries.length }, 'delivery log entries were not written');
+      }
+    });
+    return this.flushing;
+  }
+}

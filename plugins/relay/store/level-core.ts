@@ -1,0 +1,252 @@
+import type { AbstractSublevel } from 'abstract-level';
+import { LedgerError, invalid } from '../../../node/errors.js';
+import type { BinarySublevel } from '../../../node/state/db.js';
+import type { KeylistEntry, LogEntry, Mediation, MessageProtocol, MessageRecord, MessageState } from './types.js';
+
+/**
+ * What the LevelDB relay store's parts share: the child sublevels of the plugin's namespace, the
+ * write lock, id generation and the atomic write (`Tx` + `commit`) that also keeps the stored
+ * counts. The key layout (every key is UTF-8; `·` is the separator \x00, which no key part may
+ * contain):
+ *
+ *   m/<msgId>                      MessageRecord
+ *   b/<msgId>                      the body (bytes); kept until expiresAt unless purged on ack
+ *   q/<recipient>·<msgId>          '' while the message is pending (queued, delivered, live-delivered)
+ *   t/<tenant>·<msgId>             [state, protocol, recipient]: the tenant's listing, filterable
+ *                                  without reading the records
+ *   x/<expiresAt 13>·<msgId>       '' while the body is stored: the sweeper's index
+ *   n/<recipient>                  pending messages of the recipient
+ *   sc/<tenant>·<state>            messages of the tenant in that state
+ *   med/<id>                       Mediation; medDid/<recipientDid> -> id; medTenant/<tenant>·<id> -> ''
+ *   key/<key>                      KeylistEntry; mk/<mediationId>·<key> -> KeylistEntry; kn/<mediationId> -> count
+ *   d/<tenant>·<kind>·<id>         a document (JSON text)
+ *   i/<name>·<key>                 {tenantId, id}
+ *   l/<tenant>·<logId>             LogEntry; lr/<tenant>·<recipient>·<logId> -> ''; lt/<logId> -> {t, r} (for prune)
+ *   c/<tenant>·<name>·<minute 10>  a counter's total for that minute
+ *   s/<name>                       a secret (bytes)
+ *
+ * Counts are read-modify-written, so every write runs under one lock (`Core.write`) and goes to
+ * LevelDB as one batch: a transition and the counts it changes are atomic.
+ */
+
+export const SEP = '\x00';
+
+export type Sub<V> = AbstractSublevel<BinarySublevel, any, string, V>;
+
+/** A message's listing entry: what `list` filters on. */
+export type Summary = [MessageState, MessageProtocol, string];
+
+export interface Subs {
+  m: Sub<MessageRecord>;
+  b: Sub<Uint8Array>;
+  q: Sub<string>;
+  t: Sub<Summary>;
+  x: Sub<string>;
+  n: Sub<number>;
+  sc: Sub<number>;
+  med: Sub<Mediation>;
+  medDid: Sub<string>;
+  medTenant: Sub<string>;
+  key: Sub<KeylistEntry>;
+  mk: Sub<KeylistEntry>;
+  kn: Sub<number>;
+  d: Sub<string>;
+  i: Sub<{ tenantId: string; id: string }>;
+  l: Sub<LogEntry>;
+  lr: Sub<string>;
+  lt: Sub<{ t: string; r: string | null }>;
+  c: Sub<number>;
+  s: Sub<Uint8Array>;
+}
+
+const JSON_SUBS = ['m', 't', 'n', 'sc', 'med', 'key', 'mk', 'kn', 'i', 'l', 'lt', 'c'] as const;
+/** `d` holds JSON text, which the document repo writes and parses itself (to refuse what JSON cannot hold) */
+const TEXT_SUBS = ['q', 'x', 'medDid', 'medTenant', 'lr', 'd'] as const;
+const BYTE_SUBS = ['b', 's'] as const;
+
+function openSubs(db: BinarySublevel): Subs {
+  const out: Record<string, Sub<unknown>> = {};
+  for (const name of JSON_SUBS) out[name] = db.sublevel<string, unknown>(name, { keyEncoding: 'utf8', valueEncoding: 'json' });
+  for (const name of TEXT_SUBS) out[name] = db.sublevel<string, unknown>(name, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  for (const name of BYTE_SUBS) out[name] = db.sublevel<string, unknown>(name, { keyEncoding: 'utf8', valueEncoding: 'view' });
+  return out as unknown as Subs;
+}
+
+/** Refuses a key part that is not a string or holds the separator. */
+export function part(what: string, value: unknown): string {
+  if (typeof value !== 'string') throw invalid('RELAY_BAD_KEY', `${what} must be a string`, { field: what });
+  if (value.includes(SEP)) throw invalid('RELAY_BAD_KEY', `${what} must not contain a NUL character`, { field: what });
+  return value;
+}
+
+export function parts(what: string, values: readonly string[]): string[] {
+  if (!Array.isArray(values)) throw invalid('RELAY_BAD_KEY', `${what} must be an array of strings`, { field: what });
+  return [...new Set(values.map((v) => part(what, v)))];
+}
+
+/** A non-negative integer below `max` (a count, a limit, a time in ms). */
+export function int(what: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= max) {
+    throw invalid('RELAY_BAD_NUMBER', `${what} must be an integer from 0 below ${max}`, { field: what });
+  }
+  return value;
+}
+
+/** Every key whose first parts are `p`: [p·, p\x01). */
+export function under(...p: string[]): { gte: string; lt: string } {
+  const prefix = p.join(SEP);
+  return { gte: prefix + SEP, lt: prefix + '\x01' };
+}
+
+export const join = (...p: string[]): string => p.join(SEP);
+export const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+/** times in ms fit 13 decimal digits until the year 2286; ids hold 12 hex digits (2^48 ms) */
+export const MAX_TIME = 2 ** 48;
+
+const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
+const randomHex4 = (): string => hex(Math.floor(Math.random() * 0x10000), 4);
+
+/**
+ * Ids that sort by time: `<prefix><12 hex ms><6 hex counter><4 hex random>`. `monotonic` ids never
+ * go backwards in this process (a clock step back reuses the last ms with the next counter), so
+ * their key order is the order they were made in. Otherwise the ms is the one given (a log entry's
+ * `at`) and the counter orders ids of the same ms.
+ */
+export class IdGen {
+  private lastMs = -1;
+  private seq = Math.floor(Math.random() * 0x1000000);
+
+  constructor(
+    private readonly prefix: string,
+    private readonly monotonic: boolean,
+  ) {}
+
+  next(ms: number): string {
+    ms = Math.floor(int('the time of an id', ms, MAX_TIME));
+    if (this.monotonic) {
+      if (ms > this.lastMs) {
+        this.lastMs = ms;
+        this.seq = 0;
+      } else if (++this.seq > 0xffffff) {
+        this.lastMs++;
+        this.seq = 0;
+      }
+      ms = this.lastMs;
+    } else {
+      this.seq = (this.seq + 1) & 0xffffff;
+    }
+    return `${this.prefix}${hex(ms, 12)}${hex(this.seq, 6)}${randomHex4()}`;
+  }
+}
+
+/** Runs functions one at a time, in call order. */
+export class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+type Op = { type: 'put'; sublevel: Sub<any>; key: string; value: unknown } | { type: 'del'; sublevel: Sub<any>; key: string };
+
+/** The writes of one atomic batch, with deltas for stored counts. */
+export class Tx {
+  readonly ops: Op[] = [];
+  readonly deltas = new Map<Sub<number>, Map<string, number>>();
+
+  put<V>(sub: Sub<V>, key: string, value: V): void {
+    this.ops.push({ type: 'put', sublevel: sub, key, value });
+  }
+
+  del(sub: Sub<any>, key: string): void {
+    this.ops.push({ type: 'del', sublevel: sub, key });
+  }
+
+  add(sub: Sub<number>, key: string, delta: number): void {
+    let m = this.deltas.get(sub);
+    if (!m) this.deltas.set(sub, (m = new Map()));
+    m.set(key, (m.get(key) ?? 0) + delta);
+  }
+
+  get empty(): boolean {
+    return this.ops.length === 0 && this.deltas.size === 0;
+  }
+}
+
+/** cached stored counts per count sublevel, beyond which a cache is dropped and refilled */
+const COUNT_CACHE_LIMIT = 10_000;
+
+export interface CoreOptions {
+  now: () => number;
+  sync: boolean;
+}
+
+export class Core {
+  readonly s: Subs;
+  private readonly lock = new Mutex();
+  /** stored counts read or written by `commit` (only `commit` uses it, under the lock) */
+  private readonly counts = new Map<Sub<number>, Map<string, number>>();
+  closed = false;
+
+  constructor(
+    readonly db: BinarySublevel,
+    readonly opts: CoreOptions,
+  ) {
+    this.s = openSubs(db);
+  }
+
+  now(): number {
+    return this.opts.now();
+  }
+
+  /** Runs `fn` under the write lock; refused once the store is closed. */
+  write<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new LedgerError('RELAY_STORE_CLOSED', 'the relay store is closed', 'internal'));
+    return this.lock.run(fn);
+  }
+
+  /** Resolves once every write started before it has finished. */
+  idle(): Promise<void> {
+    return this.lock.run(async () => undefined);
+  }
+
+  /** Writes `tx` as one batch, with its count deltas applied. Call it inside `write` (or, for a tx with no count deltas, under another lock that orders its keys' writes). */
+  async commit(tx: Tx): Promise<void> {
+    if (tx.empty) return;
+    const ops = [...tx.ops];
+    const next: Array<[Map<string, number>, string, number]> = [];
+    for (const [sub, deltas] of tx.deltas) {
+      let cache = this.counts.get(sub);
+      if (!cache) this.counts.set(sub, (cache = new Map()));
+      if (cache.size > COUNT_CACHE_LIMIT) cache.clear();
+      const keys = [...deltas.keys()].filter((k) => deltas.get(k) !== 0);
+      const missing = keys.filter((k) => !cache.has(k));
+      if (missing.length > 0) {
+        const stored = await sub.getMany(missing);
+        missing.forEach((k, j) => cache.set(k, stored[j] ?? 0));
+      }
+      for (const k of keys) {
+        const n = Math.max(0, (cache.get(k) ?? 0) + deltas.get(k)!);
+        ops.push(n === 0 ? { type: 'del', sublevel: sub, key: k } : { type: 'put', sublevel: sub, key: k, value: n });
+        next.push([cache, k, n]);
+      }
+    }
+    try {
+      // `sync` is a classic-level batch option (abstract-level's types do not list it)
+      await this.db.batch(ops as never, { sync: this.opts.sync } as never);
+    } catch (err) {
+      // the cache may hold values this failed batch read: drop them all
+      for (const cache of this.counts.values()) cache.clear();
+      throw err;
+    }
+    for (const [cache, k, n] of next) cache.set(k, n);
+  }
+}
+
+/** A Uint8Array over the same bytes (LevelDB backends return Buffers). */
+export function bytes(v: Uint8Array | undefined): Uint8Array | undefined {
+  return v === undefined ? undefined : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}

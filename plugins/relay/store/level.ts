@@ -1,0 +1,68 @@
+import { invalid } from '../../../node/errors.js';
+import type { BinarySublevel } from '../../../node/state/db.js';
+import { Core, Tx, bytes, part } from './level-core.js';
+import { LevelCounters } from './level-counters.js';
+import { LevelDeliveryLog, LevelDocumentRepo } from './level-documents.js';
+import { LevelMediationRepo } from './level-mediations.js';
+import { LevelMessageQueue } from './level-messages.js';
+import type { RelayStore } from './types.js';
+
+export interface LevelRelayStoreOptions {
+  /** the clock of message ids (arrival order); default Date.now */
+  now?: () => number;
+  /**
+   * fsync every write (LevelDB `sync: true`). Default false, the node's policy (docs/storage.md):
+   * a write survives the process being killed, since it is in the OS's page cache, but a power
+   * loss may lose the last writes.
+   */
+  sync?: boolean;
+  /** how often the counters are flushed; default 5000 ms */
+  counterFlushMs?: number;
+  /** errors of the background counter flush (the counts are kept for the next one) */
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * The relay's store on its LevelDB namespace (`ctx.store`): child sublevels of `db`, every
+ * multi-key change one atomic batch (layout in level-core.ts). Every write method resolves once
+ * its batch is written. The only state kept in memory is a cache of stored counts (filled from
+ * the store as needed) and the counters' unflushed counts (see level-counters.ts). `close()`
+ * flushes the counters and waits for writes under way; it does not close `db`, which the plugin
+ * host owns. One store per namespace: the write lock and the count cache assume no other writer.
+ */
+export function createLevelRelayStore(db: BinarySublevel, opts: LevelRelayStoreOptions = {}): RelayStore {
+  const core = new Core(db, { now: opts.now ?? Date.now, sync: opts.sync ?? false });
+  const counters = new LevelCounters(core, opts.counterFlushMs ?? 5000, opts.onError ?? (() => undefined));
+  let closing: Promise<void> | undefined;
+  return {
+    mediations: new LevelMediationRepo(core),
+    messages: new LevelMessageQueue(core),
+    documents: new LevelDocumentRepo(core),
+    log: new LevelDeliveryLog(core),
+    counters,
+    async secret(name: string, create: () => Uint8Array): Promise<Uint8Array> {
+      part('name', name);
+      const known = await core.s.s.get(name);
+      if (known !== undefined) return bytes(known)!;
+      return core.write(async () => {
+        const stored = await core.s.s.get(name);
+        if (stored !== undefined) return bytes(stored)!;
+        const value = create();
+        if (!(value instanceof Uint8Array)) throw invalid('RELAY_BAD_SECRET', 'a secret is bytes');
+        const tx = new Tx();
+        tx.put(core.s.s, name, value);
+        await core.commit(tx);
+        return value;
+      });
+    },
+    close(): Promise<void> {
+      closing ??= (async () => {
+        core.closed = true;
+        counters.stop();
+        await core.idle();
+        await counters.flush();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { createRequire } from 'node:module';
+import type { DIDDoc, IMessage, Secret, UnpackMetadata } from 'didcomm-node';
+
+/**
+ * The reference DIDComm v2 implementation (didcomm-node, WASM), wrapped so that nothing it
+ * returns outlives a call: every Message is freed in `finally`, or WASM memory grows. DID
+ * documents come in as a map, resolved beforehand on the caller's side; this module does no I/O,
+ * so it runs the same in the event loop or in a worker thread.
+ */
+
+type DidcommModule = typeof import('didcomm-node');
+const didcomm = createRequire(import.meta.url)('didcomm-node') as DidcommModule;
+
+export type { DIDDoc, IMessage, Secret };
+
+export interface Unpacked {
+  message: IMessage;
+  /** the authenticated sender's key id (authcrypt), else undefined */
+  fromKid: string | undefined;
+  authenticated: boolean;
+  encrypted: boolean;
+  toKids: string[];
+}
+
+export interface PackRequest {
+  message: IMessage;
+  to: string;
+  /** the sender DID for authcrypt; null for anoncrypt */
+  from: string | null;
+}
+
+export type DocLookup = (did: string) => DIDDoc | null;
+
+function resolverOf(lookup: DocLookup) {
+  return { resolve: async (did: string) => lookup(did) };
+}
+
+function secretsOf(secrets: readonly Secret[]) {
+  return {
+    get_secret: async (id: string) => secrets.find((s) => s.id === id) ?? null,
+    find_secrets: async (ids: string[]) => ids.filter((id) => secrets.some((s) => s.id === id)),
+  };
+}
+
+export async function unpackEnvelope(envelope: string, lookup: DocLookup, secrets: readonly Secret[]): Promise<Unpacked> {
+  const [msg, meta] = (await didcomm.Message.unpack(envelope, resolverOf(lookup), secretsOf(secrets), {})) as [InstanceType<DidcommModule['Message']>, UnpackMetadata];
+  try {
+    return {
+      message: msg.as_value(),
+      fromKid: meta.encrypted_from_kid ?? undefined,
+      authenticated: meta.authenticated,
+      encrypted: meta.encrypted,
+      toKids: meta.encrypted_to_kids ?? [],
+    };
+  } finally {
+    msg.free();
+  }
+}
+
+export async function packEnvelope(req: PackRequest, lookup: DocLookup, secrets: readonly Secret[]): Promise<string> {
+  const msg = new didcomm.Message(req.message);
+  try {
+    const [packed] = await msg.pack_encrypted(req.to, req.from, null, resolverOf(lookup), secretsOf(secrets), { forward: false });
+    return packed;
+  } finally {
+    msg.free();
+  }
+}
+
+/** didcomm-node throws strings or Errors like "DIDCommMalformed: ..."; this keeps the first line, capped. */
+export function didcommErrorText(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.split('\n')[0]!.slice(0, 300);
+}

@@ -1,0 +1,33 @@
+import { didKeyDocument, didKeyFromSeed, type DidKeyIdentity } from './dids/did-key.js';
+import type { DidcommDidDoc } from './dids/document.js';
+import type { Secret } from './didcomm.js';
+
+/**
+ * The mediator's identity: one Ed25519 did:key, its seed kept in the relay's store (created on
+ * first start, never rotated by the relay). Key agreement uses the X25519 key derived from it, as
+ * did:key defines. A did:key document has no services, so the relay's own resolution of its
+ * did:key adds the DIDCommMessaging service of the public endpoint: that is what agents find when
+ * they resolve the invitation's `from` through the relay, and the invitation carries the same
+ * service (docs/relay.md, "The mediator's DID").
+ */
+
+export interface MediatorIdentity {
+  readonly did: string;
+  readonly keyAgreementKid: string;
+  readonly secrets: Secret[];
+  /** the did:key document with the relay's service */
+  document(endpoint: string): DidcommDidDoc;
+}
+
+export function mediatorIdentity(seed: Uint8Array): MediatorIdentity {
+  const id: DidKeyIdentity = didKeyFromSeed(seed);
+  return {
+    did: id.did,
+    keyAgreementKid: id.keyAgreementKeyId,
+    secrets: id.secrets,
+    document(endpoint: string): DidcommDidDoc {
+      const doc = didKeyDocument(id.did);
+      return { ...doc, service: [{ id: `${id.did}#didcomm`, type: 'DIDCommMessaging', serviceEndpoint: { uri: endpoint, accept: ['didcomm/v2'], routingKeys: [], routing_keys: [] } }] };
+    },
+  };
+}

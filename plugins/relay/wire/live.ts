@@ -1,0 +1,180 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import type { Logger } from '../../../node/logging.js';
+import type { RelayServices } from '../core/services.js';
+import { deliveryReply } from '../protocols/pickup.js';
+import type { LiveChannel } from '../protocols/types.js';
+import { ENCRYPTED, type InboundPipeline } from './inbound.js';
+
+/**
+ * Live mode (Pickup 3.0 `live-delivery-change`) over a WebSocket to the same path as
+ * POST /didcomm. Each frame is an envelope and its answer comes back on the socket; once an
+ * authenticated agent turns live delivery on, every message queued for its keys is pushed at
+ * once as a `delivery`, and stays pending until the agent sends messages-received: a push that a
+ * dying socket never delivered goes out again on the next connection or pickup, never twice on
+ * one socket. Frames are handled one at a time per
+ * socket, with a short queue; connections are capped in total and per address.
+ */
+
+const MAX_QUEUED_FRAMES = 32;
+const PUSH_BATCH = 20;
+
+export class LiveServer {
+  private wss: WebSocketServer;
+  private perIp = new Map<string, number>();
+  private sockets = new Set<WebSocket>();
+
+  constructor(
+    private readonly server: Server,
+    private readonly path: string,
+    private readonly pipeline: InboundPipeline,
+    private readonly services: RelayServices,
+    private readonly log: Logger,
+  ) {
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: services.config.maxEnvelopeBytes });
+    server.on('upgrade', this.onUpgrade);
+  }
+
+  get connections(): number {
+    return this.sockets.size;
+  }
+
+  private onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    let pathname: string;
+    try {
+      pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    } catch {
+      pathname = '';
+    }
+    if (pathname !== this.path) return; // other upgrade handlers (none today) may take it
+    const ip = req.socket.remoteAddress ?? '?';
+    const { maxLiveConnections, maxLiveConnectionsPerIp } = this.services.config;
+    if (this.sockets.size >= maxLiveConnections || (this.perIp.get(ip) ?? 0) >= maxLiveConnectionsPerIp) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, ip));
+  };
+
+  private accept(ws: WebSocket, ip: string): void {
+    this.sockets.add(ws);
+    this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
+    const conn = new LiveConnection(ws, this.pipeline, this.services, this.log);
+    ws.on('close', () => {
+      conn.close();
+      this.sockets.delete(ws);
+      const n = (this.perIp.get(ip) ?? 1) - 1;
+      if (n <= 0) this.perIp.delete(ip);
+      else this.perIp.set(ip, n);
+    });
+    ws.on('error', (err) => this.log.debug({ err }, 'live socket error'));
+  }
+
+  async close(): Promise<void> {
+    this.server.off('upgrade', this.onUpgrade);
+    for (const ws of this.sockets) ws.close(1001, 'relay stopping');
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    for (const ws of this.sockets) ws.terminate();
+  }
+}
+
+class LiveConnection implements LiveChannel {
+  live = false;
+  private queue: string[] = [];
+  private busy = false;
+  private unsubscribe: (() => void) | undefined;
+  private keys: readonly string[] = [];
+  private replyTo = '';
+  private pushing = false;
+  private again = false;
+  /** the newest message id pushed on this socket: later pushes start after it (ids sort by arrival) */
+  private cursor: string | undefined;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly pipeline: InboundPipeline,
+    private readonly services: RelayServices,
+    private readonly log: Logger,
+  ) {
+    ws.on('message', (data: RawData, isBinary: boolean) => this.onFrame(data, isBinary));
+  }
+
+  private onFrame(data: RawData, _isBinary: boolean): void {
+    if (this.queue.length >= MAX_QUEUED_FRAMES) {
+      this.ws.close(1008, 'too many envelopes in flight on this socket');
+      return;
+    }
+    const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    this.queue.push(buf.toString('utf8'));
+    void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      while (this.queue.length > 0 && this.ws.readyState === WebSocket.OPEN) {
+        const text = this.queue.shift()!;
+        try {
+          const answer = await this.pipeline.handle(text, this);
+          if ('body' in answer && answer.body !== undefined && answer.contentType === ENCRYPTED) this.ws.send(answer.body);
+          else if ('code' in answer) this.ws.send(JSON.stringify({ status: answer.status, code: answer.code, detail: answer.detail }));
+        } catch (err) {
+          this.log.error({ err }, 'a live envelope failed');
+          this.ws.send(JSON.stringify({ status: 500, code: 'INTERNAL', detail: 'internal error' }));
+        }
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  setLive(on: boolean, _mediationId: string, keys: readonly string[], replyTo: string): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.live = on;
+    if (!on) return;
+    this.keys = [...keys];
+    this.replyTo = replyTo;
+    this.unsubscribe = this.services.delivery.subscribe(this.keys, () => void this.push());
+    // what waited while the agent was away goes out now, after the status reply
+    setImmediate(() => void this.push());
+  }
+
+  private async push(): Promise<void> {
+    if (this.pushing) {
+      this.again = true;
+      return;
+    }
+    this.pushing = true;
+    try {
+      do {
+        this.again = false;
+        while (this.live && this.ws.readyState === WebSocket.OPEN) {
+          const batch = await this.services.delivery.collect(this.keys, PUSH_BATCH, this.cursor);
+          if (batch.length === 0) break;
+          const packed = await this.pipeline.pack(deliveryReply(null, batch, this.keys.length === 1 ? this.keys[0] : undefined), this.replyTo, true);
+          if (typeof packed !== 'string') {
+            this.log.warn({ to: this.replyTo, detail: packed.detail }, 'a live delivery could not be packed');
+            break;
+          }
+          await new Promise<void>((resolve, reject) => this.ws.send(packed, (err) => (err ? reject(err) : resolve())));
+          this.cursor = batch[batch.length - 1]!.record.id;
+          await this.services.delivery.delivered(batch.map((p) => p.record).filter((r) => r.state === 'queued'), 'live-delivered');
+        }
+      } while (this.again);
+    } catch (err) {
+      this.log.debug({ err }, 'a live push stopped');
+    } finally {
+      this.pushing = false;
+    }
+  }
+
+  close(): void {
+    this.live = false;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.queue = [];
+  }
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import type { Counter } from 'prom-client';
+import { isBodyTooLarge } from '../../../node/http/body.js';
+import type { HttpServer, RequestContext } from '../../../node/http/server.js';
+import { httpProblem } from '../../../node/rpc/errors.js';
+import type { RelayServices } from '../core/services.js';
+import { ENCRYPTED, type InboundPipeline } from './inbound.js';
+
+/**
+ * The DIDComm wire (seed 000, "Wire"): GET /invite, POST /didcomm, and GET /didcomm answering 404
+ * (the wire is POST-only; a WebSocket upgrade on the same path is live mode, wire/live.ts).
+ */
+
+export const DIDCOMM_PATH = '/didcomm';
+const MEDIA_TYPES = [ENCRYPTED, 'application/didcomm-envelope-enc'];
+
+export function invitation(services: RelayServices, endpoint: string): Record<string, unknown> {
+  return {
+    type: 'https://didcomm.org/out-of-band/2.0/invitation',
+    id: randomUUID(),
+    from: services.identity.did,
+    body: { goal_code: 'request-mediate', goal: 'Request mediation from this relay', accept: ['didcomm/v2'] },
+    services: [{ id: '#relay', type: 'DIDCommMessaging', serviceEndpoint: { uri: endpoint, accept: ['didcomm/v2'], routingKeys: [] } }],
+  };
+}
+
+export function mountWire(http: Pick<HttpServer, 'route'>, deps: { services: RelayServices; pipeline: InboundPipeline; endpoint: () => string; errorsBase: string; envelopes: Counter<'family' | 'status'> }): void {
+  const { services, pipeline, endpoint, errorsBase, envelopes } = deps;
+  const problem = (ctx: RequestContext, status: number, code: string, detail: string, headers: Record<string, string> = {}) => {
+    const body = { ...httpProblem(status, detail, { errorsBase, instance: ctx.path, code }), type: `${errorsBase}/${code.toLowerCase().replace(/_/g, '-')}` };
+    ctx.send(status, JSON.stringify(body), 'application/problem+json', headers);
+  };
+
+  http.route('GET', '/invite', (ctx) => {
+    const inv = invitation(services, endpoint());
+    ctx.json(200, inv, { 'cache-control': 'no-store' });
+  });
+
+  http.route('GET', DIDCOMM_PATH, (ctx) => problem(ctx, 404, 'NOT_FOUND', 'the DIDComm endpoint takes POST (or a WebSocket upgrade for live mode)'));
+
+  http.route('POST', DIDCOMM_PATH, async (ctx) => {
+    const type = (ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!MEDIA_TYPES.includes(type)) {
+      envelopes.inc({ family: 'none', status: '415' });
+      return problem(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', `POST /didcomm takes ${ENCRYPTED}, not ${type || 'no content type'}`);
+    }
+    let raw: Buffer;
+    try {
+      raw = await ctx.readBody(services.config.maxEnvelopeBytes);
+    } catch (err) {
+      if (!isBodyTooLarge(err)) throw err;
+      envelopes.inc({ family: 'none', status: '413' });
+      ctx.res.setHeader('connection', 'close');
+      return problem(ctx, 413, 'ENVELOPE_TOO_LARGE', `an envelope is at most ${services.config.maxEnvelopeBytes} bytes`);
+    }
+    const answer = await pipeline.handle(raw.toString('utf8'), null);
+    envelopes.inc({ family: 'family' in answer ? (answer.family ?? 'none') : 'none', status: String(answer.status) });
+    if ('code' in answer) return problem(ctx, answer.status, answer.code, answer.detail, answer.headers);
+    if (answer.body !== undefined) return ctx.send(answer.status, answer.body, answer.contentType, answer.headers);
+    ctx.send(answer.status, '', undefined, answer.headers);
+  });
+}
