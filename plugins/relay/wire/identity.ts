@@ -7,15 +7,16 @@ import type { Secret } from './didcomm.js';
  * first start, never rotated by the relay). Key agreement uses the X25519 key derived from it, as
  * did:key defines. A did:key document has no services, so the relay's own resolution of its
  * did:key adds the DIDCommMessaging service of the public endpoint: that is what agents find when
- * they resolve the invitation's `from` through the relay, and the invitation carries the same
- * service (docs/relay.md, "The mediator's DID").
+ * they resolve the invitation's `from` through the relay (and GET /did-document), and the
+ * invitation carries the same HTTP service. A second service gives the WebSocket URL of live
+ * mode, where clients such as Identus look for it (docs/relay.md, "The mediator's DID").
  */
 
 export interface MediatorIdentity {
   readonly did: string;
   readonly keyAgreementKid: string;
   readonly secrets: Secret[];
-  /** the did:key document with the relay's service */
+  /** the did:key document with the relay's services: POST `endpoint` first, then its ws(s) URL */
   document(endpoint: string): DidcommDidDoc;
 }
 
@@ -27,7 +28,8 @@ export function mediatorIdentity(seed: Uint8Array): MediatorIdentity {
     secrets: id.secrets,
     document(endpoint: string): DidcommDidDoc {
       const doc = didKeyDocument(id.did);
-      return { ...doc, service: [{ id: `${id.did}#didcomm`, type: 'DIDCommMessaging', serviceEndpoint: { uri: endpoint, accept: ['didcomm/v2'], routingKeys: [], routing_keys: [] } }] };
+      const service = (fragment: string, uri: string) => ({ id: `${id.did}#${fragment}`, type: 'DIDCommMessaging' as const, serviceEndpoint: { uri, accept: ['didcomm/v2'], routingKeys: [], routing_keys: [] } });
+      return { ...doc, service: [service('didcomm', endpoint), service('didcomm-live', endpoint.replace(/^http/, 'ws'))] };
     },
   };
 }

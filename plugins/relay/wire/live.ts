@@ -101,10 +101,7 @@ class LiveConnection implements LiveChannel {
   }
 
   private onFrame(data: RawData, _isBinary: boolean): void {
-    if (this.queue.length >= MAX_QUEUED_FRAMES) {
-      this.ws.close(1008, 'too many envelopes in flight on this socket');
-      return;
-    }
+    if (this.queue.length >= MAX_QUEUED_FRAMES) return this.refuse(429, 'TOO_MANY_IN_FLIGHT: too many envelopes in flight on this socket');
     const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
     this.queue.push(buf.toString('utf8'));
     void this.drain();
@@ -119,15 +116,25 @@ class LiveConnection implements LiveChannel {
         try {
           const answer = await this.pipeline.handle(text, this);
           if ('body' in answer && answer.body !== undefined && answer.contentType === ENCRYPTED) this.ws.send(answer.body);
-          else if ('code' in answer) this.ws.send(JSON.stringify({ status: answer.status, code: answer.code, detail: answer.detail }));
+          else if ('code' in answer) this.refuse(answer.status, `${answer.code}: ${answer.detail}`);
         } catch (err) {
           this.log.error({ err }, 'a live envelope failed');
-          this.ws.send(JSON.stringify({ status: 500, code: 'INTERNAL', detail: 'internal error' }));
+          this.refuse(500, 'INTERNAL: internal error');
         }
       }
     } finally {
       this.busy = false;
     }
+  }
+
+  /**
+   * Only DIDComm envelopes travel on the socket (clients treat any other frame as a message), so
+   * an envelope nobody can be answered about in DIDComm closes the socket with 4000 + the HTTP
+   * status it would get, and the reason in the close frame.
+   */
+  private refuse(status: number, reason: string): void {
+    this.queue = [];
+    this.ws.close(4000 + status, Buffer.from(reason).subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, ''));
   }
 
   setLive(on: boolean, _mediationId: string, keys: readonly string[], replyTo: string): void {

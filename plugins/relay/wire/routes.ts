@@ -8,7 +8,8 @@ import { ENCRYPTED, type InboundPipeline } from './inbound.js';
 
 /**
  * The DIDComm wire (seed 000, "Wire"): GET /invite, POST /didcomm, and GET /didcomm answering 404
- * (the wire is POST-only; a WebSocket upgrade on the same path is live mode, wire/live.ts).
+ * (the wire is POST-only; a WebSocket upgrade on the same path is live mode, wire/live.ts), plus
+ * GET /did-document, the mediator's DID document.
  */
 
 export const DIDCOMM_PATH = '/didcomm';
@@ -35,6 +36,10 @@ export function mountWire(http: Pick<HttpServer, 'route'>, deps: { services: Rel
     const inv = invitation(services, endpoint());
     ctx.json(200, inv, { 'cache-control': 'no-store' });
   });
+
+  // the mediator's did:key document with its services (HTTP and live WebSocket), for clients whose
+  // resolvers cannot know the endpoint of a did:key
+  http.route('GET', '/did-document', (ctx) => ctx.json(200, pipeline.ownDocument(), { 'cache-control': 'no-store' }));
 
   http.route('GET', DIDCOMM_PATH, (ctx) => problem(ctx, 404, 'NOT_FOUND', 'the DIDComm endpoint takes POST (or a WebSocket upgrade for live mode)'));
 

@@ -59,6 +59,14 @@ t.test('live mode over a WebSocket to /didcomm', async (t) => {
   const att = (pushed.attachments as Array<{ id: string; data: { json: unknown } }>)[0]!;
   t.same((await alice.unpack(JSON.stringify(att.data.json))).body, { n: 1 });
 
+  const doc = (await (await fetch(`${relay.url}/did-document`)).json()) as { id: string; service: Array<{ serviceEndpoint: { uri: string } }> };
+  t.equal(doc.id, relay.mediator);
+  t.same(doc.service.map((s) => s.serviceEndpoint.uri), [relay.didcomm, relay.didcomm.replace(/^http/, 'ws')], 'the live URL is advertised in the mediator DID document');
+
+  const bad = await alice.socket(relay.didcomm);
+  bad.sendRaw('garbage');
+  t.match(await bad.closed, { code: 4400, reason: /^ENVELOPE_MALFORMED/ }, 'a frame that is not an envelope closes the socket with 4000 + status');
+
   const viaHttp = await alice.send(relay.didcomm, relay.mediator, `${PICKUP}/live-delivery-change`, { live_delivery: true });
   t.equal(viaHttp.status, 400);
   t.match(viaHttp.message, { type: 'https://didcomm.org/report-problem/2.0/problem-report', body: { code: 'e.m.live-mode-not-supported' } });

@@ -175,7 +175,10 @@ export function expandPeerService(raw: unknown): unknown {
   return o;
 }
 
-/** The services of one `.S` element: one object, or (legacy, Identus) a JSON list of them. */
+/**
+ * The services of one `.S` element: one object, or (legacy, Identus) a JSON list of them. An
+ * empty list (`.SW10`) is what stock Identus agents put in the DID they mediate with.
+ */
 export function decodePeerServiceElement(value: string, what = 'did:peer:2 service'): unknown[] {
   if (!/^[A-Za-z0-9_-]+={0,2}$/.test(value)) throw didError('DID_INVALID', `${what} is not base64url`);
   let json: unknown;
@@ -185,7 +188,7 @@ export function decodePeerServiceElement(value: string, what = 'did:peer:2 servi
     throw didError('DID_INVALID', `${what} is not base64url-encoded JSON`);
   }
   const list = Array.isArray(json) ? json : [json];
-  if (list.length === 0 || list.length > MAX_SERVICES) throw didError('DID_INVALID', `${what} must hold 1 to ${MAX_SERVICES} services`);
+  if ((!Array.isArray(json) && list.length === 0) || list.length > MAX_SERVICES) throw didError('DID_INVALID', `${what} must hold at most ${MAX_SERVICES} services`);
   return list.map(expandPeerService);
 }
 

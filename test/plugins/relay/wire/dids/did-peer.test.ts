@@ -93,7 +93,7 @@ t.test('did:peer:2: malformed and unsupported', async (t) => {
   t.equal(code(() => peerDid2Document(`did:peer:2.E${x}.S!!!`)), 'DID_INVALID', 'service not base64url');
   t.equal(code(() => peerDid2Document(`did:peer:2.E${x}.S${Buffer.from('not json').toString('base64url')}`)), 'DID_INVALID', 'service not JSON');
   t.equal(code(() => peerDid2Document(`did:peer:2.E${x}.S${svc({ t: 'dm', s: { a: ['didcomm/v2'] } })}`)), 'DID_INVALID', 'DIDCommMessaging without uri');
-  t.equal(code(() => peerDid2Document(`did:peer:2.E${x}.S${svc([])}`)), 'DID_INVALID', 'an empty list');
+  t.same(peerDid2Document(`did:peer:2.E${x}.S${svc([])}`).service, [], 'an empty list is no services (Identus writes it)');
   t.equal(code(() => peerDid2Document(`did:peer:2.S${svc({ t: 'dm', s: 'https://a' })}`)), 'DID_UNSUPPORTED', 'no keys at all');
   t.equal(code(() => peerDid2Document(`did:peer:2.E${x}.Ez6LS0OIl`)), 'DID_INVALID', 'a key that is not base58');
   const short = `z${(await import('@scure/base')).base58.encode(Uint8Array.from([0xed, 0x01, ...new Uint8Array(31).fill(7)]))}`;
@@ -199,4 +199,14 @@ t.test('the short-form store is bounded, least recently used out first', async (
   t.equal(store.size, 2);
   t.ok(peerDid4Document(a.shortForm, store));
   t.equal(code(() => peerDid4Document(b.shortForm, store)), 'DID_NOT_FOUND', 'b was evicted');
+});
+
+t.test('did:peer:2 with an empty service list (.SW10), as stock Identus agents mediate with', async (t) => {
+  const base = encodePeerDid2([
+    { purpose: 'E', publicKeyMultibase: 'z6LSbysY2xFMRpGMhb7tFTLMpeuPRaqaWM1yECx2AtzE3KCc' },
+    { purpose: 'V', publicKeyMultibase: 'z6MkqRYqQiSgvZQdnBytw86Qbs2ZWUkGv22od935YF4s8M7V' },
+  ]);
+  const doc = peerDid2Document(`${base}.SW10`);
+  t.equal(doc.service.length, 0);
+  t.equal(doc.keyAgreement.length, 1);
 });

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Reply, type RouteDeps } from '../router.js';
+
+/**
+ * GET /health and /v1/health, no credential (seed 000 "Health"). The check names are the
+ * contract's; each says what it really probes in `backend`:
+ *   - `postgres`: the record store (mediations, documents, keys), which a Postgres backend would
+ *     replace: one document written and read back in the relay's embedded LevelDB;
+ *   - `redis`: the queue and the limiter, which a Redis backend would replace: a pending count on
+ *     a probe key and the in-process limiter;
+ *   - `ledgerRpc`: the chain the relay routes by, in process: the head is there and its block
+ *     readable (`height`, `headAgeMs` say how fresh it is; an old head does not fail the check).
+ * `status` is `ok`, or `degraded` with HTTP 503 when any check fails. `ms` is measured.
+ */
+
+/** a check that takes longer fails */
+export const CHECK_TIMEOUT_MS = 2000;
+/** the reserved tenant of the store probe: tenant ids of operators start with a letter or digit */
+const PROBE_TENANT = '_health';
+
+interface Check {
+  ok: boolean;
+  ms: number;
+  backend: string;
+  error?: string;
+  [extra: string]: unknown;
+}
+
+async function timed(backend: string, probe: () => Promise<Record<string, unknown> | void>): Promise<Check> {
+  const start = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    });
+    const extra = (await Promise.race([probe(), timeout])) ?? {};
+    return { ok: true, ms: Math.round(performance.now() - start), backend, ...extra };
+  } catch (err) {
+    return { ok: false, ms: Math.round(performance.now() - start), backend, error: err instanceof Error ? err.message.slice(0, 200) : 'failed' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function mountHealth({ router, services, version, now }: RouteDeps): void {
+  const { store, chain, limiter } = services;
+
+  const handler = async () => {
+    const [postgres, redis, ledgerRpc] = await Promise.all([
+      timed('leveldb', async () => {
+        const nonce = randomBytes(8).toString('hex');
+        await store.documents.put(PROBE_TENANT, 'probe', 'store', { nonce, at: now() });
+        const back = await store.documents.get<{ nonce: string }>(PROBE_TENANT, 'probe', 'store');
+        if (back?.nonce !== nonce) throw new Error('the probe document did not read back');
+      }),
+      timed('in-process', async () => {
+        const pending = await store.messages.countPending(['did:probe:health']);
+        if (!Number.isInteger(pending)) throw new Error('the queue answered no count');
+        limiter.current('did:probe:health');
+      }),
+      timed('in-process', async () => {
+        const head = chain.head();
+        if (!head) throw new Error('the chain has no head yet');
+        const block = await chain.blockBySeq(head.seq);
+        if (!block) throw new Error(`the head block (seq ${head.seq}) cannot be read`);
+        return { height: head.height, headAgeMs: Math.max(0, now() - block.header.timestampMs) };
+      }),
+    ]);
+    const ok = postgres.ok && redis.ok && ledgerRpc.ok;
+    const body = {
+      status: ok ? 'ok' : 'degraded',
+      service: 'relay',
+      version,
+      network: services.network,
+      time: new Date(now()).toISOString(),
+      checks: { postgres, redis, ledgerRpc },
+    };
+    return new Reply(ok ? 200 : 503, body, { 'cache-control': 'no-store' });
+  };
+
+  router.add('GET', '/health', 'none', handler);
+  router.add('GET', '/v1/health', 'none', handler);
+}

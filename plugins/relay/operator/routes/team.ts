@@ -1,0 +1,23 @@
+import { OPERATOR_KIND, type OperatorRecord } from '../auth.js';
+import { Reply, type RouteDeps } from '../router.js';
+import { onlyQuery } from '../validate.js';
+
+/**
+ * The tenant's operators: everyone who has logged in to it through the OIDC handoff (recorded at
+ * their first POST /v1/auth/session). Inviting is not in v0: POST /v1/team always answers 501
+ * with `{error}`, a plain body, not Problem Details, as the contract states.
+ */
+
+export const TEAM_INVITE_UNAVAILABLE = 'operator invite is unavailable in v0';
+
+export function mountTeam({ router, services }: RouteDeps): void {
+  router.add('GET', '/v1/team', 'read', async (req) => {
+    onlyQuery(req.query, []);
+    const operators = await services.store.documents.list<OperatorRecord>(req.tenantId, OPERATOR_KIND);
+    return operators
+      .sort((a, b) => a.firstLoginAt.localeCompare(b.firstLoginAt) || a.id.localeCompare(b.id))
+      .map((o) => ({ id: o.id, did: o.did, email: o.email, name: o.name, role: o.role, firstLoginAt: o.firstLoginAt, lastLoginAt: o.lastLoginAt }));
+  });
+
+  router.add('POST', '/v1/team', 'none', () => new Reply(501, { error: TEAM_INVITE_UNAVAILABLE }));
+}
