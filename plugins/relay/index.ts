@@ -1,8 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Plugin, PluginContext } from '../../node/plugins/types.js';
+import { OidcVerifier } from '../common/auth/oidc.js';
+import { SessionTokens } from '../common/auth/session-token.js';
 import { WebhookOutbox } from '../common/webhooks/outbox.js';
 import { createRelayServices } from './compose.js';
+import { mountOperatorApi } from './operator/index.js';
 import { parseRelayConfig } from './config.js';
 import { createCodec, type Codec } from './wire/codec.js';
 import { InboundPipeline } from './wire/inbound.js';
@@ -12,7 +16,7 @@ import { DIDCOMM_PATH, mountWire } from './wire/routes.js';
 /**
  * The relay (seed 000): a DIDComm v2 mediator on its own port (default 8082) with the operator
  * REST under /v1. Composition root: config → crypto pool → webhook outbox → services → wire,
- * live mode and operator routes → the retention sweeper. Docs: docs/relay.md.
+ * live mode and the operator REST (/v1, /health) → the retention sweeper. Docs: docs/relay.md.
  */
 
 function metric<T>(registry: Registry, name: string, make: () => T): T {
@@ -56,6 +60,13 @@ export function createRelay(): Plugin {
           this.set(liveServer.connections);
         },
       });
+      const sessionSecret = await services.store.secret('session-secret', () => randomBytes(32));
+      mountOperatorApi(
+        ctx.http,
+        services,
+        { sessions: new SessionTokens({ secret: sessionSecret, issuer: 'ledger-relay', audience: 'relay-operator', ttl: '12h' }), oidc: config.oidc ? new OidcVerifier(config.oidc) : null },
+        { endpoint, live: liveServer },
+      );
       await outbox.start();
       const sweep = async () => {
         try {

@@ -88,6 +88,7 @@ export class DeliveryService {
     await store.messages.markDelivered(records.map((r) => r.id), via, at);
     for (const r of records) {
       store.counters.add(r.tenantId, 'delivered', at);
+      store.counters.add(r.tenantId, `delivered:${r.mediationId}`, at);
       this.note(r.tenantId, r.recipient, `${via === 'live-delivered' ? 'pushed live' : 'delivered by pickup'} ${r.id} to ${r.recipient}`);
       await events.emit(r.tenantId, 'message.delivered', { messageId: r.id, recipient: r.recipient, via: via === 'live-delivered' ? 'live' : 'pickup' });
     }

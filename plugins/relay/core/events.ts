@@ -40,6 +40,8 @@ export function eventId(prefix = 'evt_'): string {
 
 export class RelayEvents {
   private configs = new Map<string, WebhookConfig | null>();
+  /** bumped by forget(), so a read that started before it is not cached after it */
+  private generation = 0;
 
   constructor(
     private readonly opts: { docs: DocumentRepo; outbox: EventOutbox; log: DeliveryLog; logger: Logger; now?: () => number },
@@ -47,13 +49,15 @@ export class RelayEvents {
 
   async webhook(tenantId: string): Promise<WebhookConfig | null> {
     if (this.configs.has(tenantId)) return this.configs.get(tenantId)!;
+    const generation = this.generation;
     const config = (await this.opts.docs.get<WebhookConfig>(tenantId, WEBHOOK_DOC.kind, WEBHOOK_DOC.id)) ?? null;
-    this.configs.set(tenantId, config);
+    if (generation === this.generation) this.configs.set(tenantId, config);
     return config;
   }
 
   /** called by the operator API after it writes a tenant's webhook configuration */
   forget(tenantId: string): void {
+    this.generation++;
     this.configs.delete(tenantId);
   }
 

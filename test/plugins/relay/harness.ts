@@ -9,8 +9,8 @@ import { CHAIN, setup } from '../../rpc/ledger/harness.js';
 import { TestAgent, TestResolver } from './didcomm-client.js';
 
 /** The relay through the real plugin host, on a real ChainStore and HTTP port; clients use didcomm-node. */
-export async function startRelay(t: Test, opts: { config?: Record<string, unknown>; db?: Database } = {}) {
-  const node = await setup(t, { blocks: true });
+export async function startRelay(t: Test, opts: { config?: Record<string, unknown>; db?: Database; node?: Awaited<ReturnType<typeof setup>> } = {}) {
+  const node = opts.node ?? (await setup(t, { blocks: true }));
   const db = opts.db ?? (await openDatabase('memory'));
   if (!opts.db) t.teardown(() => db.close());
   const metrics = new Registry();

@@ -2,12 +2,7 @@ import t from 'tap';
 import { toHex, fromHex } from '../../../node/protocol/bytes.js';
 import { formatCredentialId } from '../../../node/protocol/credential-id.js';
 import {
-  credentialByIssuerKey,
-  credentialBySubjectKey,
-  credentialKey,
   encodeCounter,
-  encodeCredential,
-  INDEX_MARKER,
   issuerCounterKey,
   revocationListKey,
   type CredentialRecord,
@@ -16,6 +11,7 @@ import { didForIdentifier } from '../../../node/protocol/did.js';
 import { didKey, encodeDid } from '../../../node/protocol/records.js';
 import { RevocationList } from '../../../node/protocol/revocation-list.js';
 import { nextBlock } from '../../fixtures/chain-blocks.js';
+import { credentialPuts, credentialRecord } from '../../fixtures/credential-records.js';
 import { loadVectors } from '../../fixtures/vectors.js';
 import { NETWORK, errorCode, result, setup } from './harness.js';
 
@@ -25,31 +21,7 @@ const ISSUER_DID = didForIdentifier(NETWORK, ISSUER);
 const SUBJECT_DID = didForIdentifier(NETWORK, SUBJECT);
 const proof = loadVectors('bbs.json').proofs.valid[2];
 
-function record(n: number, o: Partial<CredentialRecord> = {}): CredentialRecord {
-  return {
-    id: new Uint8Array(16).fill(n),
-    credentialType: 'KYCCredential',
-    kycLevel: 2,
-    issuer: ISSUER,
-    subject: SUBJECT,
-    hash: new Uint8Array(32).fill(n),
-    evidenceDigest: new Uint8Array(32).fill(0xee),
-    fee: 5n,
-    statusList: 0,
-    statusIndex: n - 1,
-    status: 'registered',
-    requestHeight: 1,
-    deadlineHeight: 301,
-    seed: new Uint8Array(32),
-    threshold: 1,
-    attestations: [{ validator: new Uint8Array(20).fill(9), vrfProof: new Uint8Array(80), signature: new Uint8Array(64).fill(7) }],
-    issuedMs: 1_500,
-    consensusRound: 4,
-    revokedMs: null,
-    txHash: new Uint8Array(32).fill(3),
-    ...o,
-  };
-}
+const record = (n: number, o: Partial<CredentialRecord> = {}) => credentialRecord(n, { issuer: ISSUER, subject: SUBJECT, ...o });
 
 /** Three credentials of a deactivated issuer: a BBS one, a revoked one, and a request still pending. */
 async function withCredentials(t: Parameters<typeof setup>[0]) {
@@ -63,11 +35,7 @@ async function withCredentials(t: Parameters<typeof setup>[0]) {
     { key: didKey(ISSUER), value: encodeDid({ did: ISSUER_DID, publicKey: null, service: [], active: false, createdMs: 1, updatedMs: 2, versionId: 2, txHash: new Uint8Array(32) }) },
     { key: issuerCounterKey(ISSUER), value: encodeCounter(3) },
     { key: revocationListKey(ISSUER, 0), value: RevocationList.empty().revoke(1).toChain() },
-    ...records.flatMap((c) => [
-      { key: credentialKey(c.id), value: encodeCredential(c) },
-      { key: credentialByIssuerKey(ISSUER, c.id), value: INDEX_MARKER },
-      { key: credentialBySubjectKey(SUBJECT, c.id), value: INDEX_MARKER },
-    ]),
+    ...credentialPuts(records),
   ];
   await node.store.commitBlock(await nextBlock(node.store, { puts }));
   return { ...node, ids: records.map((c) => formatCredentialId(c.id)) };

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { newEventId } from '../../../common/webhooks/ids.js';
-import type { WebhookOutbox } from '../../../common/webhooks/outbox.js';
 import { newWebhookSecret } from '../../../common/webhooks/signature.js';
 import { validateWebhookUrl } from '../../../common/webhooks/url.js';
-import { RELAY_EVENTS, WEBHOOK_DOC, type EventOutbox, type RelayEvent, type WebhookConfig } from '../../core/events.js';
+import { RELAY_EVENTS, WEBHOOK_DOC, type RelayEvent, type WebhookConfig } from '../../core/events.js';
 import { OperatorProblem, conflict, validation } from '../problems.js';
 import { KeyedSerial, Reply, type RouteDeps } from '../router.js';
 import { oneOf, onlyFields, onlyQuery, optionalBoolean, queryInt } from '../validate.js';
@@ -16,7 +15,6 @@ import { oneOf, onlyFields, onlyQuery, optionalBoolean, queryInt } from '../vali
  * retried, and answers how it went; one test per tenant at a time.
  */
 
-type OperatorOutbox = EventOutbox & Partial<Pick<WebhookOutbox, 'sendNow' | 'list'>>;
 
 const SAMPLE: Record<RelayEvent, Record<string, unknown>> = {
   'mediation.granted': { mediationId: 'med_test', recipientDid: 'did:example:test-agent', by: 'operator' },
@@ -34,7 +32,7 @@ function publicConfig(c: WebhookConfig) {
 
 export function mountWebhooks({ router, services, now }: RouteDeps): void {
   const docs = services.store.documents;
-  const outbox = services.outbox as OperatorOutbox;
+  const outbox = services.outbox;
   const testing = new Set<string>();
   const writes = new KeyedSerial();
   const config = (tenantId: string) => docs.get<WebhookConfig>(tenantId, WEBHOOK_DOC.kind, WEBHOOK_DOC.id);
@@ -43,7 +41,7 @@ export function mountWebhooks({ router, services, now }: RouteDeps): void {
     onlyQuery(req.query, ['limit']);
     const limit = queryInt(req.query, 'limit', 20, 1, 500);
     const current = await config(req.tenantId);
-    const deliveries = outbox.list ? await outbox.list({ tenant: req.tenantId, limit }) : [];
+    const deliveries = await outbox.list({ tenant: req.tenantId, limit });
     return {
       config: current ? publicConfig(current) : null,
       events: RELAY_EVENTS,
@@ -108,7 +106,6 @@ export function mountWebhooks({ router, services, now }: RouteDeps): void {
     const type = oneOf(body.event, 'event', RELAY_EVENTS);
     const current = await config(req.tenantId);
     if (!current) throw conflict('no webhook is configured for this tenant; PUT /v1/webhooks first', 'WEBHOOK_NOT_CONFIGURED');
-    if (!outbox.sendNow) throw new OperatorProblem('unavailable', 'this relay has no webhook outbox to send with');
     if (testing.has(req.tenantId)) throw new OperatorProblem('rate-limited', 'a test delivery for this tenant is in flight; wait for it to finish', { headers: { 'retry-after': '1' } });
     testing.add(req.tenantId);
     try {

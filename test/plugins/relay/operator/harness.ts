@@ -1,0 +1,183 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Test } from 'tap';
+import { HttpServer } from '../../../../node/http/server.js';
+import { createLogger } from '../../../../node/logging.js';
+import type { ChainView } from '../../../../node/plugins/chain-view.js';
+import { fromHex } from '../../../../node/protocol/bytes.js';
+import type { CredentialRecord } from '../../../../node/protocol/credential-records.js';
+import type { CredentialType } from '../../../../node/protocol/credential-types.js';
+import { openDatabase, type BinarySublevel } from '../../../../node/state/db.js';
+import { OidcVerifier } from '../../../../plugins/common/auth/oidc.js';
+import { SessionTokens } from '../../../../plugins/common/auth/session-token.js';
+import { WebhookOutbox } from '../../../../plugins/common/webhooks/outbox.js';
+import { createRelayServices } from '../../../../plugins/relay/compose.js';
+import { parseRelayConfig } from '../../../../plugins/relay/config.js';
+import type { RelayServices } from '../../../../plugins/relay/core/services.js';
+import { mountOperatorApi, type OperatorOptions } from '../../../../plugins/relay/operator/index.js';
+import type { Mediation } from '../../../../plugins/relay/store/types.js';
+import { didKeyFromSeed } from '../../../../plugins/relay/wire/dids/did-key.js';
+import { startOidcProvider, type TestOidcProvider } from '../../common/auth/oidc-provider.js';
+
+/**
+ * The operator API on a real HTTP server over real relay services (createRelayServices on an
+ * in-memory LevelDB, a real WebhookOutbox), with a small fake chain: a head, and the
+ * credentials and DIDs a test registers. Sessions are issued directly with SessionTokens, or
+ * through a real OpenID provider (`oidc: true`).
+ */
+
+export const ERRORS_BASE = 'https://errors.test/relay';
+export const TENANT_A = 'default';
+export const TENANT_B = 'tenant-b';
+
+export interface FakeChain extends ChainView {
+  credentials: Map<string, CredentialRecord>;
+  dids: Map<string, { active: boolean }>;
+  headAt: number | null;
+}
+
+export function fakeChain(): FakeChain {
+  const credentials = new Map<string, CredentialRecord>();
+  const dids = new Map<string, { active: boolean }>();
+  const chain = {
+    credentials,
+    dids,
+    headAt: Date.now() - 1500 as number | null,
+    head() {
+      return chain.headAt === null ? undefined : { seq: 7, height: 7, hash: new Uint8Array(32) };
+    },
+    async blockBySeq(seq: number) {
+      return seq === 7 && chain.headAt !== null ? { header: { timestampMs: chain.headAt } } : undefined;
+    },
+    async credential(id: Uint8Array) {
+      return credentials.get(Buffer.from(id).toString('hex'));
+    },
+    async did(identifier: Uint8Array) {
+      return dids.get(Buffer.from(identifier).toString('hex'));
+    },
+    async resolveDid() {
+      return null;
+    },
+  };
+  return chain as unknown as FakeChain;
+}
+
+/** Registers a credential of `type` on the fake chain; returns its URN. */
+export function registerCredential(chain: FakeChain, type: CredentialType, opts: { revoked?: boolean } = {}): string {
+  const uuid = randomUUID();
+  const id = fromHex(uuid.replaceAll('-', ''), 16);
+  const issuer = randomBytes(20);
+  chain.dids.set(issuer.toString('hex'), { active: true });
+  chain.credentials.set(Buffer.from(id).toString('hex'), { id, credentialType: type, issuer, subject: randomBytes(20), status: 'registered', revokedMs: opts.revoked ? Date.now() : null } as unknown as CredentialRecord);
+  return `urn:ledger:credential:${uuid}`;
+}
+
+export interface Res {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface Harness {
+  url: string;
+  services: RelayServices;
+  chain: FakeChain;
+  sessions: SessionTokens;
+  /** the sessions' HS256 secret, to mint tokens with another ttl */
+  sessionSecret: Uint8Array;
+  outbox: WebhookOutbox;
+  oidc: TestOidcProvider | undefined;
+  req(method: string, path: string, opts?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Res>;
+  session(tenantId?: string, sub?: string): Promise<string>;
+  apiKey(tenantId: string, scope: 'read' | 'manage' | 'full', name?: string): Promise<{ key: string; id: string }>;
+  /** a granted mediation in `tenantId` with `keys` fresh did:key routing keys */
+  mediation(tenantId: string, opts?: { keys?: number; state?: Mediation['state'] }): Promise<{ mediation: Mediation; keys: string[] }>;
+}
+
+export function newDidKey(): string {
+  return didKeyFromSeed(randomBytes(32)).did;
+}
+
+export async function harness(t: Test, opts: { oidc?: boolean; verifier?: Pick<OidcVerifier, 'verify'>; maxBodyBytes?: number; operator?: OperatorOptions; now?: () => number } = {}): Promise<Harness> {
+  const db = await openDatabase('memory');
+  const ns = db.pluginStore('relay');
+  const log = createLogger({ level: 'silent' });
+  const oidc = opts.oidc ? await startOidcProvider({ tenant: TENANT_B }) : undefined;
+  const config = parseRelayConfig({ enabled: true, host: '127.0.0.1', port: 0, errorsBase: ERRORS_BASE, ...(oidc ? { oidc: { issuer: oidc.issuer, audience: oidc.clientId } } : {}) });
+  const outbox = new WebhookOutbox({ store: ns.sublevel('webhooks', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BinarySublevel, log, timeoutMs: 3000 });
+  await outbox.start();
+  const chain = fakeChain();
+  const services = await createRelayServices({
+    config,
+    network: 'testnet',
+    chain,
+    db: ns.sublevel('data', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BinarySublevel,
+    outbox,
+    verifyBbs: async () => false,
+    log,
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+  const sessionSecret = new Uint8Array(randomBytes(32));
+  const sessions = new SessionTokens({ secret: sessionSecret, issuer: 'ledger-relay', audience: 'relay-operator', ttl: '12h' });
+  const verifier = opts.verifier ?? (oidc ? new OidcVerifier({ issuer: oidc.issuer, audience: oidc.clientId, fetchTimeoutMs: 1000 }) : null);
+  const http = new HttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024 });
+  mountOperatorApi(http, services, { sessions, oidc: verifier }, { version: '9.9.9-test', endpoint: () => 'http://127.0.0.1:1/didcomm', ...opts.operator });
+  const { port } = await http.listen();
+  const url = `http://127.0.0.1:${port}`;
+  t.teardown(async () => {
+    await http.close();
+    await outbox.stop();
+    await services.delivery.flushLog();
+    await services.store.close();
+    await db.close();
+    await oidc?.close();
+  });
+
+  const req: Harness['req'] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
+    let body: string | undefined = o.raw;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+
+  const session: Harness['session'] = async (tenantId = TENANT_A, sub = `op_${tenantId}`) => (await sessions.issue({ sub, tenantId, role: 'owner', email: `${sub}@example.org` })).token;
+
+  const apiKey: Harness['apiKey'] = async (tenantId, scope, name = `${scope} key`) => {
+    const res = await req('POST', '/v1/api-keys', { token: await session(tenantId), body: { name, scope } });
+    if (res.status !== 201) throw new Error(`api key creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return { key: res.body.key, id: res.body.id };
+  };
+
+  const mediation: Harness['mediation'] = async (tenantId, o = {}) => {
+    const at = services.now();
+    const m: Mediation = { id: `med_${randomBytes(6).toString('hex')}`, tenantId, recipientDid: newDidKey(), state: o.state ?? 'granted', reason: null, gate: null, createdAt: at, updatedAt: at, grantedAt: (o.state ?? 'granted') === 'granted' ? at : null };
+    await services.store.mediations.put(m);
+    const keys = Array.from({ length: o.keys ?? 1 }, () => newDidKey());
+    if (keys.length > 0) await services.store.mediations.updateKeys(m.id, keys, [], at);
+    return { mediation: m, keys };
+  };
+
+  return { url, services, chain, sessions, sessionSecret, outbox, oidc, req, session, apiKey, mediation };
+}
+
+/** Asserts an RFC 7807 body of this surface. */
+export function isProblem(t: Test, res: Res, status: number, slug: string, what?: string): void {
+  t.equal(res.status, status, `${what ?? 'status'} ${status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+  t.match(res.headers.get('content-type'), /application\/problem\+json/, 'problem content type');
+  t.equal(res.body?.type, `${ERRORS_BASE}/${slug}`, `type …/${slug}`);
+  t.type(res.body?.title, 'string');
+  t.equal(res.body?.status, status);
+  t.type(res.body?.detail, 'string');
+  t.type(res.body?.instance, 'string');
+}
