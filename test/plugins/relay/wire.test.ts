@@ -133,3 +133,36 @@ t.test('keylist-query paginates and keylist-update answers per entry', async (t)
   const bad = await alice.send(relay.didcomm, relay.mediator, `${MEDIATION}/keylist-update`, { updates: [{ recipient_did: 'not-a-did', action: 'add' }, { recipient_did: extra[0], action: 'remove' }] });
   t.same((bad.message?.body as { updated: Array<{ result: string }> }).updated.map((u) => u.result), ['client_error', 'success']);
 });
+
+t.test('floods: live connections are capped per address, envelopes in flight per socket', async (t) => {
+  const relay = await startRelay(t, { config: { maxLiveConnectionsPerIp: 2 } });
+  const alice = relay.agent();
+  const open = [await alice.socket(relay.didcomm), await alice.socket(relay.didcomm)];
+  t.teardown(() => open.forEach((s) => s.close()));
+  await t.rejects(alice.socket(relay.didcomm), /503/, 'the third socket from one address is refused with 503');
+  const ws = open[0]!;
+  for (let i = 0; i < 40; i++) ws.sendRaw('x'.repeat(10));
+  t.match(await ws.closed, { code: 4400 }, 'garbage closes the socket at the first frame');
+  open[0] = await alice.socket(relay.didcomm);
+  t.pass('a closed socket frees its place');
+});
+
+t.test('the rate limit: 429 with Retry-After, counted per authenticated sender', async (t) => {
+  const relay = await startRelay(t, { config: { rateLimitPerDidPerMin: 3 } });
+  const alice = relay.agent();
+  const statuses: number[] = [];
+  let retryAfter: string | null = null;
+  for (let i = 0; i < 4; i++) {
+    const packed = await alice.pack(alice.message('https://didcomm.org/trust-ping/2.0/ping', {}), relay.mediator);
+    const res = await fetch(relay.didcomm, { method: 'POST', headers: { 'content-type': 'application/didcomm-encrypted+json' }, body: packed });
+    statuses.push(res.status);
+    if (res.status === 429) {
+      retryAfter = res.headers.get('retry-after');
+      t.match(await res.json(), { code: 'RATE_LIMITED', detail: /over its limit of 3 envelopes a minute/ });
+    } else await res.arrayBuffer();
+  }
+  t.same(statuses, [200, 200, 200, 429]);
+  t.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 60, `Retry-After ${retryAfter}`);
+  const bob = relay.agent();
+  t.equal((await bob.send(relay.didcomm, relay.mediator, 'https://didcomm.org/trust-ping/2.0/ping', {})).status, 200, 'another sender is not limited by alice');
+});

@@ -1,11 +1,13 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Test } from 'tap';
 import { HttpServer } from '../../../../node/http/server.js';
 import { createLogger } from '../../../../node/logging.js';
-import type { ChainView } from '../../../../node/plugins/chain-view.js';
-import { fromHex } from '../../../../node/protocol/bytes.js';
-import type { CredentialRecord } from '../../../../node/protocol/credential-records.js';
+import { chainView, type ChainView } from '../../../../node/plugins/chain-view.js';
+import { formatCredentialId } from '../../../../node/protocol/credential-id.js';
 import type { CredentialType } from '../../../../node/protocol/credential-types.js';
+import { didForIdentifier } from '../../../../node/protocol/did.js';
+import { didKey, encodeDid } from '../../../../node/protocol/records.js';
+import type { ChainStore } from '../../../../node/state/chain-store.js';
 import { openDatabase, type BinarySublevel } from '../../../../node/state/db.js';
 import { OidcVerifier } from '../../../../plugins/common/auth/oidc.js';
 import { SessionTokens } from '../../../../plugins/common/auth/session-token.js';
@@ -16,59 +18,40 @@ import type { RelayServices } from '../../../../plugins/relay/core/services.js';
 import { mountOperatorApi, type OperatorOptions } from '../../../../plugins/relay/operator/index.js';
 import type { Mediation } from '../../../../plugins/relay/store/types.js';
 import { didKeyFromSeed } from '../../../../plugins/relay/wire/dids/did-key.js';
+import { nextBlock } from '../../../fixtures/chain-blocks.js';
+import { credentialPuts, credentialRecord } from '../../../fixtures/credential-records.js';
+import { NETWORK, setup } from '../../../rpc/ledger/harness.js';
 import { startOidcProvider, type TestOidcProvider } from '../../common/auth/oidc-provider.js';
 
 /**
  * The operator API on a real HTTP server over real relay services (createRelayServices on an
- * in-memory LevelDB, a real WebhookOutbox), with a small fake chain: a head, and the
- * credentials and DIDs a test registers. Sessions are issued directly with SessionTokens, or
- * through a real OpenID provider (`oidc: true`).
+ * in-memory LevelDB, a real WebhookOutbox), reading a real ChainStore through the chain view
+ * plugins get (test/rpc/ledger/harness.ts: genesis and two blocks, a did:ledger DID among them;
+ * or, with `genesis: false`, a store with no head). Credentials and their issuers' DIDs are
+ * committed in blocks of their own. Sessions are issued directly with SessionTokens, or through
+ * a real OpenID provider (`oidc: true`).
  */
 
 export const ERRORS_BASE = 'https://errors.test/relay';
 export const TENANT_A = 'default';
 export const TENANT_B = 'tenant-b';
 
-export interface FakeChain extends ChainView {
-  credentials: Map<string, CredentialRecord>;
-  dids: Map<string, { active: boolean }>;
-  headAt: number | null;
-}
+let credentials = 0;
 
-export function fakeChain(): FakeChain {
-  const credentials = new Map<string, CredentialRecord>();
-  const dids = new Map<string, { active: boolean }>();
-  const chain = {
-    credentials,
-    dids,
-    headAt: Date.now() - 1500 as number | null,
-    head() {
-      return chain.headAt === null ? undefined : { seq: 7, height: 7, hash: new Uint8Array(32) };
-    },
-    async blockBySeq(seq: number) {
-      return seq === 7 && chain.headAt !== null ? { header: { timestampMs: chain.headAt } } : undefined;
-    },
-    async credential(id: Uint8Array) {
-      return credentials.get(Buffer.from(id).toString('hex'));
-    },
-    async did(identifier: Uint8Array) {
-      return dids.get(Buffer.from(identifier).toString('hex'));
-    },
-    async resolveDid() {
-      return null;
-    },
-  };
-  return chain as unknown as FakeChain;
-}
-
-/** Registers a credential of `type` on the fake chain; returns its URN. */
-export function registerCredential(chain: FakeChain, type: CredentialType, opts: { revoked?: boolean } = {}): string {
-  const uuid = randomUUID();
-  const id = fromHex(uuid.replaceAll('-', ''), 16);
-  const issuer = randomBytes(20);
-  chain.dids.set(issuer.toString('hex'), { active: true });
-  chain.credentials.set(Buffer.from(id).toString('hex'), { id, credentialType: type, issuer, subject: randomBytes(20), status: 'registered', revokedMs: opts.revoked ? Date.now() : null } as unknown as CredentialRecord);
-  return `urn:ledger:credential:${uuid}`;
+/**
+ * Commits a block with a credential of `type` (registered; revoked at block time 2 000 with
+ * `revoked`) and its issuer's DID (active, or deactivated with `issuerActive: false`); returns
+ * the credential's URN.
+ */
+export async function registerCredential(h: Pick<Harness, 'store'>, type: CredentialType, opts: { revoked?: boolean; issuerActive?: boolean } = {}): Promise<string> {
+  const n = ++credentials;
+  const id = new Uint8Array(randomBytes(16));
+  const issuer = new Uint8Array(randomBytes(20));
+  const active = opts.issuerActive ?? true;
+  const record = credentialRecord(n, { id, issuer, subject: new Uint8Array(randomBytes(20)), credentialType: type, kycLevel: type === 'KYCCredential' ? 2 : 0, statusIndex: 0, revokedMs: opts.revoked ? 2_000 : null });
+  const did = { did: didForIdentifier(NETWORK, issuer), publicKey: active ? new Uint8Array(32).fill(1) : null, service: [], active, createdMs: 1_000, updatedMs: 1_000, versionId: 1, txHash: new Uint8Array(32).fill(n) };
+  await h.store.commitBlock(await nextBlock(h.store, { puts: [{ key: didKey(issuer), value: encodeDid(did) }, ...credentialPuts([record])] }));
+  return formatCredentialId(id);
 }
 
 export interface Res {
@@ -80,7 +63,10 @@ export interface Res {
 export interface Harness {
   url: string;
   services: RelayServices;
-  chain: FakeChain;
+  /** the node's committed state (genesis and blocks, or no head with `genesis: false`) */
+  store: ChainStore;
+  /** the read-only view of it the relay was given */
+  chain: ChainView;
   sessions: SessionTokens;
   /** the sessions' HS256 secret, to mint tokens with another ttl */
   sessionSecret: Uint8Array;
@@ -97,7 +83,7 @@ export function newDidKey(): string {
   return didKeyFromSeed(randomBytes(32)).did;
 }
 
-export async function harness(t: Test, opts: { oidc?: boolean; verifier?: Pick<OidcVerifier, 'verify'>; maxBodyBytes?: number; operator?: OperatorOptions; now?: () => number } = {}): Promise<Harness> {
+export async function harness(t: Test, opts: { genesis?: boolean; oidc?: boolean; verifier?: Pick<OidcVerifier, 'verify'>; maxBodyBytes?: number; operator?: OperatorOptions; now?: () => number } = {}): Promise<Harness> {
   const db = await openDatabase('memory');
   const ns = db.pluginStore('relay');
   const log = createLogger({ level: 'silent' });
@@ -105,10 +91,11 @@ export async function harness(t: Test, opts: { oidc?: boolean; verifier?: Pick<O
   const config = parseRelayConfig({ enabled: true, host: '127.0.0.1', port: 0, errorsBase: ERRORS_BASE, ...(oidc ? { oidc: { issuer: oidc.issuer, audience: oidc.clientId } } : {}) });
   const outbox = new WebhookOutbox({ store: ns.sublevel('webhooks', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BinarySublevel, log, timeoutMs: 3000 });
   await outbox.start();
-  const chain = fakeChain();
+  const { store } = await setup(t, opts.genesis === false ? { genesis: false } : { blocks: true });
+  const chain = chainView(store, NETWORK);
   const services = await createRelayServices({
     config,
-    network: 'testnet',
+    network: NETWORK,
     chain,
     db: ns.sublevel('data', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BinarySublevel,
     outbox,
@@ -168,7 +155,7 @@ export async function harness(t: Test, opts: { oidc?: boolean; verifier?: Pick<O
     return { mediation: m, keys };
   };
 
-  return { url, services, chain, sessions, sessionSecret, outbox, oidc, req, session, apiKey, mediation };
+  return { url, services, store, chain, sessions, sessionSecret, outbox, oidc, req, session, apiKey, mediation };
 }
 
 /** Asserts an RFC 7807 body of this surface. */

@@ -25,7 +25,7 @@ t.test('tenant isolation on every route', async (t) => {
   await h.req('PUT', '/v1/policies/retention', { token: a, body: { retentionSeconds: 600 } });
   await h.req('PUT', '/v1/mediator/config', { token: a, body: { manualApproval: true, purgeOnAck: false } });
   await h.services.store.documents.put(TENANT_A, 'operator', 'op_a', { id: 'op_a', did: null, email: 'a@example.org', name: null, role: 'owner', issuer: 'x', subject: 'a', firstLoginAt: '2025-01-01T00:00:00.000Z', lastLoginAt: '2025-01-01T00:00:00.000Z' });
-  const credential = registerCredential(h.chain, 'KYCCredential');
+  const credential = await registerCredential(h, 'KYCCredential');
   const received = hook.received.length;
 
   const bSession = await h.session(TENANT_B);

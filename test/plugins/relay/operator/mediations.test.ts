@@ -1,4 +1,5 @@
 import t from 'tap';
+import { DID } from '../../../rpc/ledger/harness.js';
 import { TENANT_A, harness, isProblem, newDidKey } from './harness.js';
 
 t.test('mediations: the seed shape, grant/deny/revoke through the state machine, 404 and 409', async (t) => {
@@ -150,6 +151,8 @@ t.test('resolutions: one DID, every granted mediation, re-resolve; failures answ
   t.same(list.body.map((r: { did: string }) => r.did), [mediation.recipientDid], 'granted mediations only');
   const fresh = await h.req('POST', `/v1/resolutions/${encodeURIComponent(did)}/re-resolve`, { token });
   t.match(fresh.body, { did, active: true });
+  const onChain = await h.req('GET', `/v1/resolutions/${encodeURIComponent(DID)}`, { token });
+  t.match(onChain.body, { did: DID, method: 'ledger', active: true, source: 'chain', serviceEndpoints: [], keyAgreement: [`${DID}#key-x25519-1`], error: null }, 'a did:ledger DID committed on chain (its SolidPod service is no DIDComm service)');
   const missing = await h.req('GET', `/v1/resolutions/${encodeURIComponent('did:ledger:testnet:1111111111111111111111')}`, { token });
   t.equal(missing.status, 200);
   t.match(missing.body, { active: false });

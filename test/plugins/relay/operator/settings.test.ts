@@ -34,19 +34,21 @@ t.test('policies: create with validation, list, delete; the test route runs the 
   // a webhook subscribed to gate.blocked: the test route must not emit it
   const hook = await receiver(t);
   await h.req('PUT', '/v1/webhooks', { token, body: { url: hook.url, events: ['gate.blocked'] } });
-  const good = registerCredential(h.chain, 'KYCCredential');
+  const good = await registerCredential(h, 'KYCCredential');
   const pass = await h.req('POST', '/v1/policies/test', { token, body: { policyId: created.body.id, credentialRef: good } });
   t.equal(pass.status, 200);
   t.match(pass.body, { policy: created.body.id, pass: true, reason: null });
   t.same(pass.body.checks.map((c: { name: string; ok: boolean }) => [c.name, c.ok]), [['presented', true], ['exists', true], ['type', true], ['not-revoked', true], ['issuer-active', true]]);
-  const revoked = registerCredential(h.chain, 'KYCCredential', { revoked: true });
+  const revoked = await registerCredential(h, 'KYCCredential', { revoked: true });
   const fail = await h.req('POST', '/v1/policies/test', { token, body: { policyId: created.body.id, credentialRef: revoked } });
   t.match(fail.body, { pass: false, reason: /^not-revoked/ });
-  const wrongType = await h.req('POST', '/v1/policies/test', { token, body: { policyId: created.body.id, credentialRef: registerCredential(h.chain, 'EmailVerificationCredential') } });
+  const wrongType = await h.req('POST', '/v1/policies/test', { token, body: { policyId: created.body.id, credentialRef: await registerCredential(h, 'EmailVerificationCredential') } });
   t.match(wrongType.body, { pass: false, reason: /^type/ });
+  const deactivated = await h.req('POST', '/v1/policies/test', { token, body: { policyId: created.body.id, credentialRef: await registerCredential(h, 'KYCCredential', { issuerActive: false }) } });
+  t.match(deactivated.body, { pass: false, reason: /^issuer-active/ }, "an issuer whose DID is deactivated on chain");
   const live = await h.services.gates.evaluate((await h.services.gates.policies(TENANT_A)).find((p) => p.id === created.body.id)!, { credentialRef: revoked }, null);
   t.same(fail.body.checks, live.checks, 'the same verdict as the live function');
-  const bbsNoProof = await h.req('POST', '/v1/policies/test', { token, body: { policyId: bbs.body.id, credentialRef: registerCredential(h.chain, 'AgeVerificationCredential'), holder: 'did:key:z6Mkholder' } });
+  const bbsNoProof = await h.req('POST', '/v1/policies/test', { token, body: { policyId: bbs.body.id, credentialRef: await registerCredential(h, 'AgeVerificationCredential'), holder: 'did:key:z6Mkholder' } });
   t.match(bbsNoProof.body, { pass: false, reason: /^bbs-proof/ });
   isProblem(t, await h.req('POST', '/v1/policies/test', { token, body: { policyId: 'pol_nope', credentialRef: good } }), 404, 'not-found', 'unknown policy');
   isProblem(t, await h.req('POST', '/v1/policies/test', { token, body: { policyId: created.body.id } }), 400, 'validation', 'credentialRef missing');
@@ -172,16 +174,25 @@ t.test('team: list and an always-501 invite; notifications; billing', async (t) 
 
 t.test('health: real probes, ok; degraded with 503 when the chain has no head', async (t) => {
   const h = await harness(t);
+  const head = h.store.head()!;
+  t.equal(head.height, 4, 'genesis, then blocks at heights 1 and 4');
+  const headMs = (await h.store.blocks.bySeq(head.seq))!.header.timestampMs;
   for (const path of ['/health', '/v1/health']) {
+    const before = Date.now();
     const res = await h.req('GET', path);
+    const after = Date.now();
     t.equal(res.status, 200, path);
-    t.match(res.body, { status: 'ok', service: 'relay', version: '9.9.9-test', network: 'testnet', checks: { postgres: { ok: true, backend: 'leveldb' }, redis: { ok: true, backend: 'in-process' }, ledgerRpc: { ok: true, backend: 'in-process', height: 7 } } });
+    t.match(res.body, { status: 'ok', service: 'relay', version: '9.9.9-test', network: 'testnet', checks: { postgres: { ok: true, backend: 'leveldb' }, redis: { ok: true, backend: 'in-process' }, ledgerRpc: { ok: true, backend: 'in-process', height: 4 } } });
     for (const c of Object.values(res.body.checks) as Array<{ ms: number }>) t.ok(Number.isInteger(c.ms) && c.ms >= 0, 'ms is a measured integer');
-    t.ok(res.body.checks.ledgerRpc.headAgeMs >= 1000, 'the head age');
+    const age = res.body.checks.ledgerRpc.headAgeMs;
+    t.ok(age >= before - headMs && age <= after - headMs, `the head age is measured from the head block's time (${age})`);
     t.ok(Math.abs(Date.parse(res.body.time) - Date.now()) < 5000, 'ISO time');
   }
-  h.chain.headAt = null;
-  const down = await h.req('GET', '/v1/health');
+  await registerCredential(h, 'KYCCredential');
+  t.match((await h.req('GET', '/v1/health')).body.checks.ledgerRpc, { ok: true, height: 5 }, 'a new block: the probe reads the new head');
+  const noHead = await harness(t, { genesis: false });
+  t.equal(noHead.chain.head(), undefined, 'a store with no genesis has no head');
+  const down = await noHead.req('GET', '/v1/health');
   t.equal(down.status, 503);
   t.match(down.body, { status: 'degraded', checks: { ledgerRpc: { ok: false, error: /no head/ }, postgres: { ok: true } } });
 });
