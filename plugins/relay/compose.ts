@@ -43,6 +43,7 @@ export async function createRelayServices(input: ComposeInput): Promise<RelaySer
   const resolver = new DidResolver({
     network: input.network,
     ttlMs: input.config.resolverTtlMs,
+    negativeTtlMs: Math.min(5000, input.config.resolverTtlMs),
     ledger: async (did) => input.chain.resolveDid(parseDid(did).identifier),
     now,
   });

@@ -4,6 +4,7 @@ import { ed25519, x25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import type { DIDDoc, IMessage, Secret } from 'didcomm-node';
 import { WebSocket } from 'ws';
+import { addressFromPublicKey } from '../../../node/protocol/address.js';
 
 /**
  * A DIDComm v2 agent for the relay's tests and bench/relay, built on the reference library
@@ -58,19 +59,28 @@ export class DidcommAgent {
   readonly did: string;
   private secrets: Secret[];
 
+  /** the Ed25519 public key (a did:ledger agent registers it on chain) */
+  readonly ed25519PublicKey: Uint8Array;
+
+  /**
+   * A did:peer:2 agent, or with `ledgerNetwork` a did:ledger one: its DID is the address of its
+   * Ed25519 key, and its key agreement key the X25519 key derived from it (`#key-x25519-1`), as the
+   * relay resolves on-chain documents (docs/relay.md, "Chain-anchored routing").
+   */
   constructor(
     readonly resolver: AgentResolver,
-    opts: { serviceUri?: string; routingKeys?: string[] } = {},
+    opts: { serviceUri?: string; routingKeys?: string[]; ledgerNetwork?: string } = {},
   ) {
-    const xsk = randomBytes(32);
-    const xpk = x25519.getPublicKey(xsk);
     const esk = randomBytes(32);
     const epk = ed25519.getPublicKey(esk);
-    let did = `did:peer:2.E${multikey([0xec, 0x01], xpk)}.V${multikey([0xed, 0x01], epk)}`;
-    if (opts.serviceUri) did += `.S${b64u(Buffer.from(JSON.stringify({ t: 'dm', s: { uri: opts.serviceUri, a: ['didcomm/v2'], r: opts.routingKeys ?? [] } })))}`;
+    const xsk = opts.ledgerNetwork ? ed25519.utils.toMontgomerySecret(esk) : randomBytes(32);
+    const xpk = x25519.getPublicKey(xsk);
+    this.ed25519PublicKey = epk;
+    let did = opts.ledgerNetwork ? `did:ledger:${opts.ledgerNetwork}:${addressFromPublicKey(epk)}` : `did:peer:2.E${multikey([0xec, 0x01], xpk)}.V${multikey([0xed, 0x01], epk)}`;
+    if (opts.serviceUri && !opts.ledgerNetwork) did += `.S${b64u(Buffer.from(JSON.stringify({ t: 'dm', s: { uri: opts.serviceUri, a: ['didcomm/v2'], r: opts.routingKeys ?? [] } })))}`;
     this.did = did;
-    const xkid = `${did}#key-1`;
-    const ekid = `${did}#key-2`;
+    const xkid = opts.ledgerNetwork ? `${did}#key-x25519-1` : `${did}#key-1`;
+    const ekid = opts.ledgerNetwork ? `${did}#key-1` : `${did}#key-2`;
     resolver.add({
       id: did,
       keyAgreement: [xkid],
