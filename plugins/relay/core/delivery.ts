@@ -6,12 +6,13 @@ import type { SettingsService } from './settings.js';
 /**
  * The message queue as the protocols use it: accept a forward (durable before the caller
  * answers), hand pending messages to pickup or to a live connection, acknowledge, fail and
- * expire them. Live connections subscribe to their keys and are told when something arrives.
+ * expire them. Live connections subscribe to their mediation and are told when something arrives
+ * for any of its keys, including keys registered after the connection went live.
  * The delivery log is buffered and written at most a second later: it is a record for operators,
  * not a guarantee, and losing its last second in a crash loses no message.
  */
 
-export type KeyListener = (key: string) => void;
+export type ArrivalListener = (key: string) => void;
 
 export interface Pending {
   record: MessageRecord;
@@ -22,7 +23,8 @@ const LOG_FLUSH_MS = 1000;
 const LOG_BUFFER_MAX = 500;
 
 export class DeliveryService {
-  private listeners = new Map<string, Set<KeyListener>>();
+  /** mediation id → live connections listening */
+  private listeners = new Map<string, Set<ArrivalListener>>();
   private logBuffer: Omit<LogEntry, 'id'>[] = [];
   private logTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
@@ -39,35 +41,24 @@ export class DeliveryService {
     store.counters.add(mediation.tenantId, 'received', at);
     this.note(mediation.tenantId, recipient, `queued ${record.id} (${body.length} bytes) for ${recipient}`);
     await events.emit(mediation.tenantId, 'message.queued', { messageId: record.id, recipient, sender, size: body.length, mediationId: mediation.id });
-    this.notify(recipient);
+    for (const listener of this.listeners.get(mediation.id) ?? []) listener(recipient);
     return record;
   }
 
-  subscribe(keys: readonly string[], listener: KeyListener): () => void {
-    for (const key of keys) {
-      let set = this.listeners.get(key);
-      if (!set) this.listeners.set(key, (set = new Set()));
-      set.add(listener);
-    }
+  /** `listener` hears of every message accepted for a key of the mediation */
+  subscribe(mediationId: string, listener: ArrivalListener): () => void {
+    let set = this.listeners.get(mediationId);
+    if (!set) this.listeners.set(mediationId, (set = new Set()));
+    set.add(listener);
     return () => {
-      for (const key of keys) {
-        const set = this.listeners.get(key);
-        set?.delete(listener);
-        if (set?.size === 0) this.listeners.delete(key);
-      }
+      set.delete(listener);
+      if (set.size === 0) this.listeners.delete(mediationId);
     };
   }
 
-  isLive(key: string): boolean {
-    return this.listeners.has(key);
-  }
-
-  liveKeys(): number {
+  /** mediations with at least one live connection */
+  liveMediations(): number {
     return this.listeners.size;
-  }
-
-  private notify(key: string): void {
-    for (const listener of this.listeners.get(key) ?? []) listener(key);
   }
 
   /** pending messages with their bodies, oldest first; `after` skips ids up to it */

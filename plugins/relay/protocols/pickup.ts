@@ -1,3 +1,4 @@
+import { MAX_KEYLIST } from '../core/mediations.js';
 import type { Mediation } from '../store/types.js';
 import type { RelayServices } from '../core/services.js';
 import type { Pending } from '../core/delivery.js';
@@ -8,12 +9,22 @@ import { body, ProtocolProblem, reply, requireSender, type Handler, type Inbound
 export const PICKUP = 'https://didcomm.org/messagepickup/3.0';
 export const MAX_DELIVERY = 100;
 
-/** Whose messages the sender may pick up: its granted mediation's keys, or the one key it is. */
-export async function pickupScope(sender: string, services: RelayServices, recipientDid: unknown): Promise<{ mediation: Mediation; keys: string[] }> {
+/** The keys of a mediation's keylist. */
+export async function mediationKeys(services: RelayServices, mediationId: string): Promise<string[]> {
+  return (await services.store.mediations.keylist(mediationId, { limit: MAX_KEYLIST })).keys.map((k) => k.key);
+}
+
+/**
+ * Whose messages the sender may pick up: its granted mediation's keys (`whole`), or the one key
+ * it is.
+ */
+export async function pickupScope(sender: string, services: RelayServices, recipientDid: unknown): Promise<{ mediation: Mediation; keys: string[]; whole: boolean }> {
   let mediation = await services.store.mediations.byRecipient(sender);
   let keys: string[];
+  let whole = false;
   if (mediation?.state === 'granted') {
-    keys = (await services.store.mediations.keylist(mediation.id, { limit: 1000 })).keys.map((k) => k.key);
+    keys = await mediationKeys(services, mediation.id);
+    whole = true;
   } else {
     const route = await services.mediations.route(sender);
     if ('refused' in route) throw new ProtocolProblem('e.p.req.not-mediated', `pickup needs a granted mediation for ${sender.slice(0, 200)}`, 403);
@@ -25,8 +36,9 @@ export async function pickupScope(sender: string, services: RelayServices, recip
       throw new ProtocolProblem('e.p.req.not-your-key', 'recipient_did is not in your keylist: an agent picks up only its own messages', 403);
     }
     keys = [recipientDid];
+    whole = false;
   }
-  return { mediation, keys };
+  return { mediation, keys, whole };
 }
 
 export async function statusBody(services: RelayServices, keys: readonly string[], recipientDid: string | undefined, live: boolean): Promise<Record<string, unknown>> {
@@ -107,8 +119,8 @@ async function liveDeliveryChange(inbound: Inbound, services: RelayServices): Pr
   if (!inbound.channel) {
     throw new ProtocolProblem('e.m.live-mode-not-supported', 'live mode needs a WebSocket: connect to the ws(s) URL of this endpoint (the same path as POST /didcomm) and send live-delivery-change there');
   }
-  const { mediation, keys } = await pickupScope(sender, services, undefined);
-  inbound.channel.setLive(on, mediation.id, keys, sender, true);
+  const { mediation, keys, whole } = await pickupScope(sender, services, undefined);
+  inbound.channel.setLive(on, mediation.id, whole ? null : keys, sender);
   return { status: 200, reply: reply(inbound, `${PICKUP}/status`, await statusBody(services, keys, undefined, on)) };
 }
 

@@ -10,8 +10,11 @@ import type { RelayServices } from '../core/services.js';
 
 /** The live-mode connection a message arrived on (a WebSocket to /didcomm), if any. */
 export interface LiveChannel {
-  /** turns live delivery on or off for the keys of a mediation */
-  setLive(on: boolean, mediationId: string, keys: readonly string[], replyTo: string, authenticated: boolean): void;
+  /**
+   * Turns live delivery on or off. `keys` null means every key of the mediation, read again at
+   * each push, so keys registered later are delivered live too; otherwise just those keys.
+   */
+  setLive(on: boolean, mediationId: string, keys: readonly string[] | null, replyTo: string): void;
   readonly live: boolean;
 }
 

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Logger } from '../../../node/logging.js';
 import type { RelayServices } from '../core/services.js';
-import { deliveryReply } from '../protocols/pickup.js';
+import { deliveryReply, mediationKeys } from '../protocols/pickup.js';
 import type { LiveChannel } from '../protocols/types.js';
 import { ENCRYPTED, type InboundPipeline } from './inbound.js';
 
@@ -84,7 +84,9 @@ class LiveConnection implements LiveChannel {
   private queue: string[] = [];
   private busy = false;
   private unsubscribe: (() => void) | undefined;
-  private keys: readonly string[] = [];
+  private mediationId = '';
+  /** fixed keys, or null: every key of the mediation at the time of each push */
+  private fixedKeys: readonly string[] | null = null;
   private replyTo = '';
   private pushing = false;
   private again = false;
@@ -137,14 +139,18 @@ class LiveConnection implements LiveChannel {
     this.ws.close(4000 + status, Buffer.from(reason).subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, ''));
   }
 
-  setLive(on: boolean, _mediationId: string, keys: readonly string[], replyTo: string): void {
+  setLive(on: boolean, mediationId: string, keys: readonly string[] | null, replyTo: string): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.live = on;
     if (!on) return;
-    this.keys = [...keys];
+    this.mediationId = mediationId;
+    this.fixedKeys = keys && [...keys];
     this.replyTo = replyTo;
-    this.unsubscribe = this.services.delivery.subscribe(this.keys, () => void this.push());
+    // Identus turns live mode on before it registers its DIDs: listen to the whole mediation
+    this.unsubscribe = this.services.delivery.subscribe(mediationId, (key) => {
+      if (!this.fixedKeys || this.fixedKeys.includes(key)) void this.push();
+    });
     // what waited while the agent was away goes out now, after the status reply
     setImmediate(() => void this.push());
   }
@@ -159,9 +165,10 @@ class LiveConnection implements LiveChannel {
       do {
         this.again = false;
         while (this.live && this.ws.readyState === WebSocket.OPEN) {
-          const batch = await this.services.delivery.collect(this.keys, PUSH_BATCH, this.cursor);
+          const keys = this.fixedKeys ?? (await mediationKeys(this.services, this.mediationId));
+          const batch = await this.services.delivery.collect(keys, PUSH_BATCH, this.cursor);
           if (batch.length === 0) break;
-          const packed = await this.pipeline.pack(deliveryReply(null, batch, this.keys.length === 1 ? this.keys[0] : undefined), this.replyTo, true);
+          const packed = await this.pipeline.pack(deliveryReply(null, batch, keys.length === 1 ? keys[0] : undefined), this.replyTo, true);
           if (typeof packed !== 'string') {
             this.log.warn({ to: this.replyTo, detail: packed.detail }, 'a live delivery could not be packed');
             break;

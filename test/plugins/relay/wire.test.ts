@@ -166,3 +166,21 @@ t.test('the rate limit: 429 with Retry-After, counted per authenticated sender',
   const bob = relay.agent();
   t.equal((await bob.send(relay.didcomm, relay.mediator, 'https://didcomm.org/trust-ping/2.0/ping', {})).status, 200, 'another sender is not limited by alice');
 });
+
+t.test('live mode turned on before the keylist is filled (as Identus does) still pushes for later keys', async (t) => {
+  const relay = await startRelay(t);
+  const alice = relay.agent();
+  t.equal((await alice.send(relay.didcomm, relay.mediator, `${MEDIATION}/mediate-request`, {})).message?.type, `${MEDIATION}/mediate-grant`);
+  const live = await alice.socket(relay.didcomm);
+  t.teardown(() => live.close());
+  live.sendRaw(await alice.pack(alice.message(`${PICKUP}/live-delivery-change`, { live_delivery: true }), relay.mediator));
+  t.match(await live.next(), { body: { live_delivery: true, message_count: 0 } });
+  const later = relay.agent().did;
+  await alice.send(relay.didcomm, relay.mediator, `${MEDIATION}/keylist-update`, { updates: [{ recipient_did: later, action: 'add' }] });
+  const bob = relay.agent();
+  const inner = await bob.pack(bob.message('https://example.org/m', { late: true }), later);
+  t.equal((await bob.post(relay.didcomm, await bob.forward(relay.mediator, later, inner))).status, 202);
+  const pushed = await live.next();
+  t.equal(pushed.type, `${PICKUP}/delivery`);
+  t.equal((pushed.body as { recipient_did?: string }).recipient_did, later);
+});

@@ -66,7 +66,7 @@ export function mountMessages({ router, services, now, live }: RouteDeps): void 
       oldestPendingAgeSeconds: oldest ? Math.max(0, Math.floor((at - oldest.receivedAt) / 1000)) : null,
       oldestPendingAt: oldest ? iso(oldest.receivedAt) : null,
       liveConnections: live?.connections ?? 0,
-      liveKeys: services.delivery.liveKeys(),
+      liveMediations: services.delivery.liveMediations(),
     };
   });
 }
