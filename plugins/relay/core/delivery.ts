@@ -102,13 +102,23 @@ export class DeliveryService {
     }
   }
 
-  /** One pass of the retention sweeper; returns how many messages expired. */
+  /**
+   * One pass of the retention sweeper: expires up to `max` messages, then deletes the records of
+   * final messages whose window ended more than 7 days ago; returns how many messages expired.
+   */
   async sweep(max = 1000): Promise<number> {
-    const expired = await this.deps.store.messages.expire(this.deps.now(), max);
+    const keepMs = 7 * 86_400_000;
+    const chunk = 1000; // records per batch; the store's lock is released between batches
+    const { store, now } = this.deps;
+    const at = now();
+    const expired = await store.messages.expire(at, max);
     for (const r of expired) {
       this.note(r.tenantId, r.recipient, `expired ${r.id} for ${r.recipient}: not picked up within the retention window`, 'warn');
       await this.deps.events.emit(r.tenantId, 'delivery.failed', { messageId: r.id, recipient: r.recipient, reason: 'expired' });
     }
+    // the operator's message list shows acknowledged, expired and failed messages for 7 days after their retention window
+    const before = at - keepMs;
+    if (before > 0) while ((await store.messages.prune(before, chunk)) === chunk);
     return expired.length;
   }
 

@@ -15,6 +15,9 @@ import type { KeylistEntry, LogEntry, Mediation, MessageProtocol, MessageRecord,
  *   t/<tenant>·<msgId>             [state, protocol, recipient]: the tenant's listing, filterable
  *                                  without reading the records
  *   x/<expiresAt 13>·<msgId>       '' while the body is stored: the sweeper's index
+ *   p/<expiresAt 13>·<msgId>       '' once the message is final (acknowledged, expired, failed),
+ *                                  written by the move that made it final: prune's index, until
+ *                                  prune deletes the record and every key above that refers to it
  *   n/<recipient>                  pending messages of the recipient
  *   sc/<tenant>·<state>            messages of the tenant in that state
  *   med/<id>                       Mediation; medDid/<recipientDid> -> id; medTenant/<tenant>·<id> -> ''
@@ -42,6 +45,7 @@ export interface Subs {
   q: Sub<string>;
   t: Sub<Summary>;
   x: Sub<string>;
+  p: Sub<string>;
   n: Sub<number>;
   sc: Sub<number>;
   med: Sub<Mediation>;
@@ -61,7 +65,7 @@ export interface Subs {
 
 const JSON_SUBS = ['m', 't', 'n', 'sc', 'med', 'key', 'mk', 'kn', 'i', 'l', 'lt', 'c'] as const;
 /** `d` holds JSON text, which the document repo writes and parses itself (to refuse what JSON cannot hold) */
-const TEXT_SUBS = ['q', 'x', 'medDid', 'medTenant', 'lr', 'd'] as const;
+const TEXT_SUBS = ['q', 'x', 'p', 'medDid', 'medTenant', 'lr', 'd'] as const;
 const BYTE_SUBS = ['b', 's'] as const;
 
 function openSubs(db: BinarySublevel): Subs {

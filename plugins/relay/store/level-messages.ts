@@ -24,8 +24,8 @@ const expiryKey = (expiresAt: number, id: string): string => join(pad(expiresAt,
  * delivered or live-delivered: it then has a `q` entry and counts in `n/<recipient>`. It leaves
  * pending exactly once, to acknowledged, expired or failed, and nothing moves it again. Its body
  * stays until its `expiresAt` (the sweeper, `expire`, drops it then, whatever the state), except
- * that an acknowledgement with `purge` drops it at once. Records themselves are kept: the contract
- * has no way to delete them.
+ * that an acknowledgement with `purge` drops it at once. The move to a final state writes the
+ * message's `p` entry; `prune` reads those to delete final records past a later time.
  */
 export class LevelMessageQueue implements MessageQueue {
   private readonly ids = new IdGen('msg_', true);
@@ -183,6 +183,40 @@ export class LevelMessageQueue implements MessageQueue {
     });
   }
 
+  /**
+   * Deletes final messages with `expiresAt < before`, oldest expiry first, at most `max` `p`
+   * entries per call (one batch): the record, its body and expiry entry if `expire` has not yet
+   * dropped them, its listing entry, its `p` entry and its state count. A pending message has no
+   * `p` entry, so it is never deleted (and no recipient's pending count changes). A `p` entry
+   * without a final record (none is ever written) is dropped and not counted.
+   */
+  async prune(before: number, max: number): Promise<number> {
+    int('before', before, 1e13);
+    int('max', max);
+    return this.c.write(async () => {
+      if (max === 0) return 0;
+      const { s } = this.c;
+      const keys = await s.p.keys({ lt: pad(before, 13), limit: max }).all();
+      if (keys.length === 0) return 0;
+      const records = await s.m.getMany(keys.map((k) => k.slice(14)));
+      const tx = new Tx();
+      let deleted = 0;
+      records.forEach((rec, j) => {
+        tx.del(s.p, keys[j]!);
+        if (!rec || isPending(rec.state)) return;
+        tx.del(s.m, rec.id);
+        tx.del(s.b, rec.id);
+        tx.del(s.x, expiryKey(rec.expiresAt, rec.id));
+        tx.del(s.t, join(rec.tenantId, rec.id));
+        tx.del(s.q, join(rec.recipient, rec.id)); // a final message has none; a stale one goes too
+        tx.add(s.sc, join(rec.tenantId, rec.state), -1);
+        deleted++;
+      });
+      await this.c.commit(tx);
+      return deleted;
+    });
+  }
+
   async list(filter: MessageFilter): Promise<{ items: MessageRecord[]; total: number }> {
     const tenantId = part('tenantId', filter.tenantId);
     const { state, protocol, recipient } = filter;
@@ -232,6 +266,7 @@ export class LevelMessageQueue implements MessageQueue {
     if (!isPending(rec.state)) {
       tx.del(s.q, join(old.recipient, old.id));
       tx.add(s.n, old.recipient, -1);
+      tx.put(s.p, expiryKey(rec.expiresAt, rec.id), '');
     }
     if (dropBody) {
       tx.del(s.b, rec.id);

@@ -109,6 +109,13 @@ export interface MessageQueue {
   fail(recipients: readonly string[], reason: string, at: number): Promise<MessageRecord[]>;
   /** expires pending messages whose window ended before `now`, and drops stored bodies past it; returns the expired */
   expire(now: number, max: number): Promise<MessageRecord[]>;
+  /**
+   * Deletes at most `max` messages in a final state (acknowledged, expired, failed) whose
+   * `expiresAt` is before `before`: the record, its body if still stored, every index entry that
+   * refers to it and its place in the state counts, in one atomic write. Pending messages are
+   * never deleted. Returns how many were; the caller calls again while it returns `max`.
+   */
+  prune(before: number, max: number): Promise<number>;
   list(filter: MessageFilter): Promise<{ items: MessageRecord[]; total: number }>;
   /** counts per state for one tenant */
   stateCounts(tenantId: string): Promise<Record<MessageState, number>>;
