@@ -12,7 +12,8 @@ import type { SettingsService } from './settings.js';
  * not a guarantee, and losing its last second in a crash loses no message.
  */
 
-export type ArrivalListener = (key: string) => void;
+/** told of each message accepted for a mediation, with its body, once it is stored */
+export type ArrivalListener = (arrival: Pending) => void;
 
 export interface Pending {
   record: MessageRecord;
@@ -41,7 +42,7 @@ export class DeliveryService {
     store.counters.add(mediation.tenantId, 'received', at);
     this.note(mediation.tenantId, recipient, `queued ${record.id} (${body.length} bytes) for ${recipient}`);
     await events.emit(mediation.tenantId, 'message.queued', { messageId: record.id, recipient, sender, size: body.length, mediationId: mediation.id });
-    for (const listener of this.listeners.get(mediation.id) ?? []) listener(recipient);
+    for (const listener of this.listeners.get(mediation.id) ?? []) listener({ record, body });
     return record;
   }
 

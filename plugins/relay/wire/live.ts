@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Logger } from '../../../node/logging.js';
 import type { RelayServices } from '../core/services.js';
+import type { Pending } from '../core/delivery.js';
 import { deliveryReply, mediationKeys } from '../protocols/pickup.js';
 import type { LiveChannel } from '../protocols/types.js';
 import { ENCRYPTED, type InboundPipeline } from './inbound.js';
@@ -18,7 +19,11 @@ import { ENCRYPTED, type InboundPipeline } from './inbound.js';
  */
 
 const MAX_QUEUED_FRAMES = 32;
-const PUSH_BATCH = 20;
+/** messages per pushed `delivery`: under load one push carries what arrived during the last */
+const PUSH_BATCH = 100;
+/** arrivals kept in memory for the next push; past it the connection reads the store instead */
+const MAX_ARRIVALS = 2000;
+const PENDING = new Set(['queued', 'delivered', 'live-delivered']);
 
 export class LiveServer {
   private wss: WebSocketServer;
@@ -92,6 +97,12 @@ class LiveConnection implements LiveChannel {
   private again = false;
   /** the newest message id pushed on this socket: later pushes start after it (ids sort by arrival) */
   private cursor: string | undefined;
+  /**
+   * Messages accepted since live mode began, pushed straight from memory. The store is read
+   * instead (`backlog`) for what waited before, and when arrivals outran the socket.
+   */
+  private arrivals: Pending[] = [];
+  private backlog = true;
 
   constructor(
     private readonly ws: WebSocket,
@@ -147,9 +158,16 @@ class LiveConnection implements LiveChannel {
     this.mediationId = mediationId;
     this.fixedKeys = keys && [...keys];
     this.replyTo = replyTo;
+    this.arrivals = [];
+    this.backlog = true;
     // Identus turns live mode on before it registers its DIDs: listen to the whole mediation
-    this.unsubscribe = this.services.delivery.subscribe(mediationId, (key) => {
-      if (!this.fixedKeys || this.fixedKeys.includes(key)) void this.push();
+    this.unsubscribe = this.services.delivery.subscribe(mediationId, (arrival) => {
+      if (this.fixedKeys && !this.fixedKeys.includes(arrival.record.recipient)) return;
+      if (this.arrivals.length >= MAX_ARRIVALS) {
+        this.arrivals = [];
+        this.backlog = true;
+      } else this.arrivals.push(arrival);
+      void this.push();
     });
     // what waited while the agent was away goes out now, after the status reply
     setImmediate(() => void this.push());
@@ -165,10 +183,10 @@ class LiveConnection implements LiveChannel {
       do {
         this.again = false;
         while (this.live && this.ws.readyState === WebSocket.OPEN) {
-          const keys = this.fixedKeys ?? (await mediationKeys(this.services, this.mediationId));
-          const batch = await this.services.delivery.collect(keys, PUSH_BATCH, this.cursor);
+          const batch = await this.nextBatch();
           if (batch.length === 0) break;
-          const packed = await this.pipeline.pack(deliveryReply(null, batch, keys.length === 1 ? keys[0] : undefined), this.replyTo, true);
+          const recipients = new Set(batch.map((p) => p.record.recipient));
+          const packed = await this.pipeline.pack(deliveryReply(null, batch, recipients.size === 1 ? batch[0]!.record.recipient : undefined), this.replyTo, true);
           if (typeof packed !== 'string') {
             this.log.warn({ to: this.replyTo, detail: packed.detail }, 'a live delivery could not be packed');
             break;
@@ -185,8 +203,25 @@ class LiveConnection implements LiveChannel {
     }
   }
 
+  /** the next messages to push, oldest first, all after the cursor */
+  private async nextBatch(): Promise<Pending[]> {
+    const after = (p: Pending) => this.cursor === undefined || p.record.id > this.cursor;
+    if (this.backlog) {
+      const keys = this.fixedKeys ?? (await mediationKeys(this.services, this.mediationId));
+      const batch = await this.services.delivery.collect(keys, PUSH_BATCH, this.cursor);
+      if (batch.length > 0) return batch;
+      this.backlog = false;
+    }
+    this.arrivals = this.arrivals.filter(after);
+    const batch = this.arrivals.splice(0, PUSH_BATCH);
+    // one acknowledged meanwhile (by a pickup over HTTP) is never delivered again
+    const current = await Promise.all(batch.map(async (p) => ({ body: p.body, record: await this.services.store.messages.get(p.record.id) })));
+    return current.filter((p): p is Pending => p.record !== undefined && PENDING.has(p.record.state));
+  }
+
   close(): void {
     this.live = false;
+    this.arrivals = [];
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.queue = [];
