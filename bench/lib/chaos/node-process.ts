@@ -27,6 +27,12 @@ export interface SpawnNodeOptions {
   /** default warn: a long soak at info fills the disk */
   logLevel?: string;
   readyTimeoutMs?: number;
+  /** --plugins (default none: the chaos harness measures the chain) */
+  plugins?: string;
+  /** more `ledger start` flags, e.g. ['--relay-port', '9000'] */
+  args?: string[];
+  /** flags for node itself, before the script (e.g. --cpu-prof, which NODE_OPTIONS refuses) */
+  nodeArgs?: string[];
 }
 
 /** The node did not come up: it exited first (a crash hook may do that on purpose) or never answered. */
@@ -42,14 +48,14 @@ export class NodeStartError extends Error {
 }
 
 export async function spawnNode(o: SpawnNodeOptions): Promise<NodeProcess> {
-  const args = ['start', '--data-dir', o.dataDir, '--rpc-port', String(o.rpcPort), '--p2p-host', '127.0.0.1', '--p2p-port', String(o.p2pPort), '--plugins', 'none', '--log-level', o.logLevel ?? 'warn'];
+  const args = ['start', '--data-dir', o.dataDir, '--rpc-port', String(o.rpcPort), '--p2p-host', '127.0.0.1', '--p2p-port', String(o.p2pPort), '--plugins', o.plugins ?? 'none', '--log-level', o.logLevel ?? 'warn', ...(o.args ?? [])];
   const fd = openSync(o.logFile, 'a');
   // A marker per start, so that the log of a node restarted ten times reads as ten runs.
   const extra = Object.keys(o.env ?? {}).length > 0 ? ` env ${JSON.stringify(o.env)}` : '';
   writeSync(fd, `# ${new Date().toISOString()} ledger start${extra}\n`);
   const spawnedAt = performance.now();
   // stderr straight into the file: the logs survive however busy (or dead) this process is.
-  const proc = spawn(process.execPath, [o.bin, ...args], { env: childEnv(o.env), stdio: ['ignore', 'pipe', fd] });
+  const proc = spawn(process.execPath, [...(o.nodeArgs ?? []), o.bin, ...args], { env: childEnv(o.env), stdio: ['ignore', 'pipe', fd] });
   closeSync(fd);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
   const alive = () => proc.exitCode === null && proc.signalCode === null;

@@ -1,0 +1,117 @@
+import { parseArgs } from 'node:util';
+
+/** bench/relay's command line, checked (a UsageError names the bad flag). */
+
+export interface RelayBenchOptions {
+  /** timed forwards per run */
+  messages: number;
+  /** POSTs in flight */
+  concurrency: number;
+  /** offered forwards per second (open loop); 0: as fast as `concurrency` allows */
+  rate: number;
+  /** plugins.relay.cryptoThreads (0: crypto on the event loop); undefined: the relay's default */
+  threads: number | undefined;
+  /** untimed forwards first (JIT, caches, LevelDB) */
+  warmup: number;
+  /** timed runs on the same node; the table gives each and their median */
+  runs: number;
+  /** anoncrypt forwards (no sender, nothing to rate-limit) or authcrypt from the sender's did:peer:2 */
+  sender: 'anoncrypt' | 'authcrypt';
+  /** bytes of padding in each inner plaintext */
+  size: number;
+  /** the recipient acknowledges every this many messages (and every --ack-ms) */
+  ackBatch: number;
+  ackMs: number;
+  /** write a V8 CPU profile of the node (--cpu-prof) into this directory and summarize it */
+  profile: string | undefined;
+  /** more flags for the node process, e.g. --perf-basic-prof for `perf record -p <pid>` */
+  nodeArgs: string[];
+  /** result JSON; default bench/results/relay-<t>t[-<rate>].json (relay-default… without --threads) */
+  json: string | undefined;
+  keepDir: boolean;
+  help: boolean;
+}
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const RELAY_BENCH_USAGE = `bench/relay: a DIDComm mediator's forward throughput and forward -> live delivery latency
+
+  npm run bench:relay -- [--messages 10000] [--concurrency 20] [--rate 0] [--threads <cryptoThreads>]
+                         [--warmup 1000] [--runs 1] [--sender anoncrypt|authcrypt] [--size 64]
+                         [--ack-batch 100] [--ack-ms 50] [--profile <dir>] [--json <file>] [--keep-dir]
+
+  --messages <n>     timed forwards per run (default 10000)
+  --concurrency <c>  POST /didcomm requests in flight (default 20)
+  --rate <r>         offer r forwards a second (open loop, still at most c in flight); default 0:
+                     as fast as the c requests in flight go (closed loop, the relay's peak)
+  --threads <t>      plugins.relay.cryptoThreads, 0-16 (default: the relay's own default)
+  --warmup <n>       untimed forwards before the first run (default 1000)
+  --runs <r>         timed runs on the same node; the median is reported too (default 1)
+  --sender <kind>    anoncrypt forwards (default) or authcrypt from the sender's did:peer:2
+  --size <bytes>     padding in each inner plaintext (default 64)
+  --ack-batch <n>    the recipient sends messages-received every n messages ... (default 100)
+  --ack-ms <ms>      ... or every ms milliseconds, whichever comes first (default 50)
+  --profile <dir>    run the node under --cpu-prof, write the profiles there and print the top
+                     functions by self time
+  --node-arg <flag>  a flag for the node process (repeatable), e.g. --node-arg=--perf-basic-prof
+                     to read JIT frames in \`perf record -p <pid>\`
+  --json <file>      result JSON (default bench/results/relay-<t>t.json, relay-<t>t-<rate>.json
+                     with --rate; relay-default… without --threads)
+  --keep-dir         keep the node's data dir (node.log) instead of deleting it`;
+
+function int(values: Record<string, unknown>, name: string, min: number, max: number): number {
+  const text = values[name] as string;
+  if (!/^\d+$/.test(text)) throw new UsageError(`--${name} must be a whole number, got ${JSON.stringify(text)}`);
+  const n = Number(text);
+  if (n < min || n > max) throw new UsageError(`--${name} must be from ${min} to ${max}, got ${n}`);
+  return n;
+}
+
+export function parseRelayBenchArgs(argv: string[]): RelayBenchOptions {
+  let values: Record<string, unknown>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        messages: { type: 'string', default: '10000' },
+        concurrency: { type: 'string', default: '20' },
+        rate: { type: 'string', default: '0' },
+        threads: { type: 'string' },
+        warmup: { type: 'string', default: '1000' },
+        runs: { type: 'string', default: '1' },
+        sender: { type: 'string', default: 'anoncrypt' },
+        size: { type: 'string', default: '64' },
+        'ack-batch': { type: 'string', default: '100' },
+        'ack-ms': { type: 'string', default: '50' },
+        profile: { type: 'string' },
+        'node-arg': { type: 'string', multiple: true, default: [] },
+        json: { type: 'string' },
+        'keep-dir': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const sender = values.sender as string;
+  if (sender !== 'anoncrypt' && sender !== 'authcrypt') throw new UsageError(`--sender must be anoncrypt or authcrypt, got ${JSON.stringify(sender)}`);
+  return {
+    messages: int(values, 'messages', 1, 10_000_000),
+    concurrency: int(values, 'concurrency', 1, 1000),
+    rate: int(values, 'rate', 0, 1_000_000),
+    threads: values.threads === undefined ? undefined : int(values, 'threads', 0, 16),
+    warmup: int(values, 'warmup', 0, 10_000_000),
+    runs: int(values, 'runs', 1, 100),
+    sender,
+    size: int(values, 'size', 0, 100_000),
+    ackBatch: int(values, 'ack-batch', 1, 1000),
+    ackMs: int(values, 'ack-ms', 1, 60_000),
+    profile: values.profile as string | undefined,
+    nodeArgs: values['node-arg'] as string[],
+    json: values.json as string | undefined,
+    keepDir: values['keep-dir'] as boolean,
+    help: values.help as boolean,
+  };
+}
