@@ -94,12 +94,26 @@ export function policyApplies(policy: Policy, stage: 'mediation' | 'delivery'): 
 }
 
 export class GateService {
+  /** each tenant's policies, read once: every forward asks */
+  private cache = new Map<string, Promise<Policy[]>>();
+
   constructor(
     private readonly deps: { docs: DocumentRepo; chain: ChainView; network: string; verifyBbs: BbsVerifier },
   ) {}
 
   policies(tenantId: string): Promise<Policy[]> {
-    return this.deps.docs.list<Policy>(tenantId, POLICY_KIND);
+    let hit = this.cache.get(tenantId);
+    if (!hit) {
+      hit = this.deps.docs.list<Policy>(tenantId, POLICY_KIND);
+      this.cache.set(tenantId, hit);
+      hit.catch(() => this.cache.delete(tenantId));
+    }
+    return hit;
+  }
+
+  /** called after the tenant's policies change */
+  forget(tenantId: string): void {
+    this.cache.delete(tenantId);
   }
 
   /** Every policy of the tenant that applies to the stage must pass; the first that fails is returned. */

@@ -73,6 +73,7 @@ export function mountPolicies({ router, services, now }: RouteDeps): void {
     if (existing.some((p) => p.name === name)) throw conflict(`a policy named ${JSON.stringify(name)} exists already`, 'POLICY_EXISTS');
     const policy: Policy = { id: `pol_${randomBytes(8).toString('hex')}`, tenantId: req.tenantId, name, credentialType, disclosure, appliesTo, createdAt: new Date(now()).toISOString() };
     await docs.put(req.tenantId, POLICY_KIND, policy.id, policy);
+    services.gates.forget(req.tenantId);
     services.log.info({ tenant: req.tenantId, policy: policy.id, by: req.caller.id }, 'policy created');
     return new Reply(201, policy);
   });
@@ -82,6 +83,7 @@ export function mountPolicies({ router, services, now }: RouteDeps): void {
     const policy = await docs.get<Policy>(req.tenantId, POLICY_KIND, id);
     if (!policy) throw notFound(`no policy ${id} in this tenant`);
     await docs.delete(req.tenantId, POLICY_KIND, id);
+    services.gates.forget(req.tenantId);
     services.log.info({ tenant: req.tenantId, policy: id, by: req.caller.id }, 'policy deleted');
     return { id, deleted: true };
   });
