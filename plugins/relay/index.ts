@@ -41,10 +41,15 @@ export function createRelay(): Plugin {
       const services = await createRelayServices({ config, network: ctx.network, chain: ctx.chain, db, outbox, verifyBbs: (i) => verify(i), log: ctx.log });
       codec = createCodec({ secrets: services.identity.secrets, threads: config.cryptoThreads, maxQueue: config.cryptoQueue });
       verify = codec.verifyBbs;
+      let bound: string | undefined;
       const endpoint = () => {
+        if (bound) return bound;
         const address = ctx.http.server.address() as AddressInfo | null;
         const host = !address ? '127.0.0.1' : address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address.includes(':') ? `[${address.address}]` : address.address;
-        return config.publicUrl ?? `http://${host}:${address?.port ?? ctx.config.port}${DIDCOMM_PATH}`;
+        const url = config.publicUrl ?? `http://${host}:${address?.port ?? ctx.config.port}${DIDCOMM_PATH}`;
+        // known for good once the server listens; asking the server each envelope cost ~1%
+        if (address) bound = url;
+        return url;
       };
       const pipeline = new InboundPipeline(services, codec, services.resolver, endpoint, ctx.log);
       const envelopes = metric(ctx.metrics, 'ledger_relay_envelopes_total', () => new Counter({ name: 'ledger_relay_envelopes_total', help: 'DIDComm envelopes received, by protocol family and HTTP status', labelNames: ['family', 'status'] as const, registers: [ctx.metrics] }));

@@ -40,6 +40,9 @@ export function createCodec(opts: { secrets: Secret[]; threads: number; maxQueue
     maxThreads: opts.threads,
     maxQueue: opts.maxQueue,
     idleTimeout: Infinity,
+    // a worker takes its next envelope while the event loop handles the last result; one task at
+    // a time left the worker idle half the time
+    concurrentTasksPerWorker: 4,
     workerData: { secrets: opts.secrets },
   });
   const run = async <T>(task: CodecTask): Promise<T> => {

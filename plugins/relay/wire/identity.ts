@@ -22,14 +22,19 @@ export interface MediatorIdentity {
 
 export function mediatorIdentity(seed: Uint8Array): MediatorIdentity {
   const id: DidKeyIdentity = didKeyFromSeed(seed);
+  // built once: deriving it checks curve points, which cost a third of the event loop per envelope
+  const base = didKeyDocument(id.did);
+  let cached: { endpoint: string; doc: DidcommDidDoc } | undefined;
   return {
     did: id.did,
     keyAgreementKid: id.keyAgreementKeyId,
     secrets: id.secrets,
     document(endpoint: string): DidcommDidDoc {
-      const doc = didKeyDocument(id.did);
+      if (cached?.endpoint === endpoint) return cached.doc;
       const service = (fragment: string, uri: string) => ({ id: `${id.did}#${fragment}`, type: 'DIDCommMessaging' as const, serviceEndpoint: { uri, accept: ['didcomm/v2'], routingKeys: [], routing_keys: [] } });
-      return { ...doc, service: [service('didcomm', endpoint), service('didcomm-live', endpoint.replace(/^http/, 'ws'))] };
+      const doc = { ...base, service: [service('didcomm', endpoint), service('didcomm-live', endpoint.replace(/^http/, 'ws'))] };
+      cached = { endpoint, doc };
+      return doc;
     },
   };
 }

@@ -4,6 +4,7 @@ import { isBodyTooLarge } from '../../../node/http/body.js';
 import type { HttpServer, RequestContext } from '../../../node/http/server.js';
 import { httpProblem } from '../../../node/rpc/errors.js';
 import type { RelayServices } from '../core/services.js';
+import { WIRE_TENANT } from '../core/settings.js';
 import { ENCRYPTED, type InboundPipeline } from './inbound.js';
 
 /**
@@ -32,8 +33,9 @@ export function mountWire(http: Pick<HttpServer, 'route'>, deps: { services: Rel
     ctx.send(status, JSON.stringify(body), 'application/problem+json', headers);
   };
 
-  http.route('GET', '/invite', (ctx) => {
-    const inv = invitation(services, endpoint());
+  http.route('GET', '/invite', async (ctx) => {
+    // the wire's tenant may publish another URL (PUT /v1/mediator/config {endpoint})
+    const inv = invitation(services, (await services.settings.get(WIRE_TENANT)).endpoint ?? endpoint());
     ctx.json(200, inv, { 'cache-control': 'no-store' });
   });
 

@@ -5,6 +5,9 @@ t.test('invitation, mediation, forward, pickup and acknowledgement with the refe
   const relay = await startRelay(t);
   t.match(relay.invite, { type: 'https://didcomm.org/out-of-band/2.0/invitation', from: /^did:key:z6Mk/, body: { goal_code: 'request-mediate', accept: ['didcomm/v2'] } });
   t.same(relay.invite.services[0], { id: '#relay', type: 'DIDCommMessaging', serviceEndpoint: { uri: relay.didcomm, accept: ['didcomm/v2'], routingKeys: [] } });
+  const seen = new Set<string>();
+  for (let i = 0; i < 3; i++) seen.add(((await (await fetch(`${relay.url}/invite`)).json()) as { id: string }).id);
+  t.equal(seen.size, 3, 'each invitation has its own id');
 
   const alice = relay.agent();
   const { grant, update } = await mediate(relay, alice);
