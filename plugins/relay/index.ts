@@ -37,7 +37,9 @@ export function createRelay(): Plugin {
       // the outbox keeps its records in its own child namespace (`webhooks`) of the relay's
       outbox = new WebhookOutbox({ store: db, log: ctx.log.child({ part: 'webhooks' }), userAgent: 'ledger-relay/0' });
       // The pool needs the mediator's secrets, which the services read from the store first.
-      let verify: Codec['verifyBbs'] = async () => false;
+      let verify: Codec['verifyBbs'] = async () => {
+        throw new Error('BBS verification before the crypto pool exists');
+      };
       const services = await createRelayServices({ config, network: ctx.network, chain: ctx.chain, db, outbox, verifyBbs: (i) => verify(i), log: ctx.log });
       codec = createCodec({ secrets: services.identity.secrets, threads: config.cryptoThreads, maxQueue: config.cryptoQueue });
       verify = codec.verifyBbs;

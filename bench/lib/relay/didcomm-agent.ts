@@ -18,6 +18,20 @@ const didcomm = createRequire(import.meta.url)('didcomm-node') as typeof import(
 const multikey = (prefix: number[], key: Uint8Array) => `z${base58.encode(Uint8Array.from([...prefix, ...key]))}`;
 const b64u = (b: Uint8Array) => Buffer.from(b).toString('base64url');
 
+/** A DID document with one X25519 key agreement key and one Ed25519 authentication key, as JWKs. */
+function okpDocument(did: string, [xkid, xpub]: [string, Uint8Array], [edkid, ed]: [string, Uint8Array], service: DIDDoc['service']): DIDDoc {
+  return {
+    id: did,
+    keyAgreement: [xkid],
+    authentication: [edkid],
+    verificationMethod: [
+      { id: xkid, type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'OKP', crv: 'X25519', x: b64u(xpub) } },
+      { id: edkid, type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: b64u(ed) } },
+    ],
+    service,
+  };
+}
+
 /** Resolves did:key (Ed25519) and the did:peer:2 agents registered with it. */
 export class AgentResolver {
   private docs = new Map<string, DIDDoc>();
@@ -35,16 +49,7 @@ export class AgentResolver {
     const xpub = ed25519.utils.toMontgomery(ed);
     const xkid = `${did}#${multikey([0xec, 0x01], xpub)}`;
     const edkid = `${did}#${did.slice('did:key:'.length)}`;
-    return {
-      id: did,
-      keyAgreement: [xkid],
-      authentication: [edkid],
-      verificationMethod: [
-        { id: xkid, type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'OKP', crv: 'X25519', x: b64u(xpub) } },
-        { id: edkid, type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: b64u(ed) } },
-      ],
-      service: [],
-    };
+    return okpDocument(did, [xkid, xpub], [edkid, ed], []);
   };
 }
 
@@ -81,16 +86,9 @@ export class DidcommAgent {
     this.did = did;
     const xkid = opts.ledgerNetwork ? `${did}#key-x25519-1` : `${did}#key-1`;
     const ekid = opts.ledgerNetwork ? `${did}#key-1` : `${did}#key-2`;
-    resolver.add({
-      id: did,
-      keyAgreement: [xkid],
-      authentication: [ekid],
-      verificationMethod: [
-        { id: xkid, type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'OKP', crv: 'X25519', x: b64u(xpk) } },
-        { id: ekid, type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: b64u(epk) } },
-      ],
-      service: opts.serviceUri ? [{ id: `${did}#service`, type: 'DIDCommMessaging', serviceEndpoint: { uri: opts.serviceUri, accept: ['didcomm/v2'], routing_keys: opts.routingKeys ?? [] } }] : [],
-    });
+    resolver.add(
+      okpDocument(did, [xkid, xpk], [ekid, epk], opts.serviceUri ? [{ id: `${did}#service`, type: 'DIDCommMessaging', serviceEndpoint: { uri: opts.serviceUri, accept: ['didcomm/v2'], routing_keys: opts.routingKeys ?? [] } }] : []),
+    );
     this.secrets = [
       { id: xkid, type: 'JsonWebKey2020', privateKeyJwk: { kty: 'OKP', crv: 'X25519', x: b64u(xpk), d: b64u(xsk) } },
       { id: ekid, type: 'JsonWebKey2020', privateKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: b64u(epk), d: b64u(esk) } },

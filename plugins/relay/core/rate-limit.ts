@@ -32,10 +32,20 @@ export class RateLimiter {
       w = { start: now, count: 0 };
       this.windows.set(did, w);
     }
-    const retryAfter = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
+    const retryAfter = this.secondsLeft(w.start, now);
     if (w.count >= limitPerMin) return { allowed: false, retryAfter, count: w.count };
     w.count++;
     return { allowed: true, retryAfter, count: w.count };
+  }
+
+  /** seconds until `did`'s current window ends (at least 1) */
+  retryAfter(did: string): number {
+    const now = this.now();
+    return this.secondsLeft(this.windows.get(did)?.start ?? now, now);
+  }
+
+  private secondsLeft(start: number, now: number): number {
+    return Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000));
   }
 
   /** envelopes counted for `did` in the current minute */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../node/logging.js';
 import type { RelayServices } from '../core/services.js';
+import { WIRE_TENANT } from '../core/settings.js';
 import { route, type Family } from '../protocols/dispatch.js';
 import { problemReport, ProtocolProblem, type Inbound, type LiveChannel, type Outcome, type Reply } from '../protocols/types.js';
 import { CodecBusyError, type Codec } from './codec.js';
@@ -67,9 +68,11 @@ export class InboundPipeline {
     }
     const senderDid = header.skid ? didOf(header.skid) : null;
     const docs: Record<string, DIDDoc> = { [services.identity.did]: this.ownDocument() };
+    // wire senders count against the wire tenant's limit
+    const limit = (await services.settings.get(WIRE_TENANT)).rateLimitPerDidPerMin;
     if (senderDid) {
-      const settings = await services.settings.get('default');
-      if (services.limiter.current(senderDid) >= settings.rateLimitPerDidPerMin) return this.tooMany(senderDid, settings.rateLimitPerDidPerMin);
+      // a claimed sender already over its limit is refused before any crypto; only a proved one is counted
+      if (services.limiter.current(senderDid) >= limit) return this.tooMany(senderDid, limit, services.limiter.retryAfter(senderDid));
       const doc = await this.resolver.resolve(senderDid);
       if (!doc) return { status: 400, code: 'SENDER_UNRESOLVABLE', detail: `the sender ${senderDid.slice(0, 200)} cannot be resolved, so its authcrypt envelope cannot be decrypted` };
       docs[senderDid] = doc;
@@ -89,8 +92,8 @@ export class InboundPipeline {
     if (typeof expires === 'number' && expires * 1000 < services.now()) return { status: 400, code: 'MESSAGE_EXPIRED', detail: 'the message expired (expires_time is past)' };
     if (!this.replay.firstSeen(sender ?? claimedFrom, message.id)) return { status: 409, code: 'MESSAGE_REPLAYED', detail: `message ${message.id.slice(0, 100)} was already received` };
     if (sender) {
-      const limit = (await services.settings.get('default')).rateLimitPerDidPerMin;
-      if (!services.limiter.hit(sender, limit).allowed) return this.tooMany(sender, limit);
+      const verdict = services.limiter.hit(sender, limit);
+      if (!verdict.allowed) return this.tooMany(sender, limit, verdict.retryAfter);
     }
     const inbound: Inbound = { message, sender, claimedFrom, channel };
     let outcome: Outcome;
@@ -126,8 +129,7 @@ export class InboundPipeline {
     }
   }
 
-  private tooMany(did: string, limit: number): WireProblem {
-    const retryAfter = this.services.limiter.hit(did, limit).retryAfter;
+  private tooMany(did: string, limit: number, retryAfter: number): WireProblem {
     return { status: 429, code: 'RATE_LIMITED', detail: `${did.slice(0, 200)} is over its limit of ${limit} envelopes a minute`, headers: { 'retry-after': String(retryAfter) } };
   }
 }

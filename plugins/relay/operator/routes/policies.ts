@@ -20,22 +20,19 @@ export function mountPolicies({ router, services, now }: RouteDeps): void {
   const settings = services.settings;
 
   // fixed paths before the /v1/policies/<id> pattern
-  router.add('GET', '/v1/policies/rate-limit', 'read', async (req) => {
-    onlyQuery(req.query, []);
-    return { rateLimitPerDidPerMin: (await settings.get(req.tenantId)).rateLimitPerDidPerMin };
-  });
-  router.add('PUT', '/v1/policies/rate-limit', 'manage', async (req) => {
-    const patch = parseSettingsPatch(await req.body(), ['rateLimitPerDidPerMin']);
-    return { rateLimitPerDidPerMin: (await settings.update(req.tenantId, patch)).rateLimitPerDidPerMin };
-  });
-  router.add('GET', '/v1/policies/retention', 'read', async (req) => {
-    onlyQuery(req.query, []);
-    return { retentionSeconds: (await settings.get(req.tenantId)).retentionSeconds };
-  });
-  router.add('PUT', '/v1/policies/retention', 'manage', async (req) => {
-    const patch = parseSettingsPatch(await req.body(), ['retentionSeconds']);
-    return { retentionSeconds: (await settings.update(req.tenantId, patch)).retentionSeconds };
-  });
+  for (const [path, field] of [
+    ['rate-limit', 'rateLimitPerDidPerMin'],
+    ['retention', 'retentionSeconds'],
+  ] as const) {
+    router.add('GET', `/v1/policies/${path}`, 'read', async (req) => {
+      onlyQuery(req.query, []);
+      return { [field]: (await settings.get(req.tenantId))[field] };
+    });
+    router.add('PUT', `/v1/policies/${path}`, 'manage', async (req) => {
+      const patch = parseSettingsPatch(await req.body(), [field]);
+      return { [field]: (await settings.update(req.tenantId, patch))[field] };
+    });
+  }
 
   router.add('POST', '/v1/policies/test', 'manage', async (req) => {
     const body = await req.body();

@@ -10,6 +10,8 @@ t.test('a fixed one-minute window per DID', async (t) => {
   t.match(limiter.hit('did:b', 3), { allowed: true }, 'another DID has its own window');
   now += 45_000;
   t.match(limiter.hit('did:a', 3), { allowed: false, retryAfter: 15 });
+  t.equal(limiter.retryAfter('did:a'), 15, 'the same answer without a hit');
+  t.equal(limiter.retryAfter('did:unknown'), 60, 'a DID with no window waits a whole one');
   now += 15_000;
   t.match(limiter.hit('did:a', 3), { allowed: true, count: 1 }, 'a new window');
 });

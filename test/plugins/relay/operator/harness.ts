@@ -8,7 +8,7 @@ import type { CredentialType } from '../../../../node/protocol/credential-types.
 import { didForIdentifier } from '../../../../node/protocol/did.js';
 import { didKey, encodeDid } from '../../../../node/protocol/records.js';
 import type { ChainStore } from '../../../../node/state/chain-store.js';
-import { openDatabase, type BinarySublevel } from '../../../../node/state/db.js';
+import { openDatabase } from '../../../../node/state/db.js';
 import { OidcVerifier } from '../../../../plugins/common/auth/oidc.js';
 import { SessionTokens } from '../../../../plugins/common/auth/session-token.js';
 import { WebhookOutbox } from '../../../../plugins/common/webhooks/outbox.js';
@@ -89,7 +89,8 @@ export async function harness(t: Test, opts: { genesis?: boolean; oidc?: boolean
   const log = createLogger({ level: 'silent' });
   const oidc = opts.oidc ? await startOidcProvider({ tenant: TENANT_B }) : undefined;
   const config = parseRelayConfig({ enabled: true, host: '127.0.0.1', port: 0, errorsBase: ERRORS_BASE, ...(oidc ? { oidc: { issuer: oidc.issuer, audience: oidc.clientId } } : {}) });
-  const outbox = new WebhookOutbox({ store: ns.sublevel('webhooks', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BinarySublevel, log, timeoutMs: 3000 });
+  // the same layout as the plugin: the store and the outbox share the relay's namespace
+  const outbox = new WebhookOutbox({ store: ns, log, timeoutMs: 3000 });
   await outbox.start();
   const { store } = await setup(t, opts.genesis === false ? { genesis: false } : { blocks: true });
   const chain = chainView(store, NETWORK);
@@ -97,7 +98,7 @@ export async function harness(t: Test, opts: { genesis?: boolean; oidc?: boolean
     config,
     network: NETWORK,
     chain,
-    db: ns.sublevel('data', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BinarySublevel,
+    db: ns,
     outbox,
     verifyBbs: async () => false,
     log,
