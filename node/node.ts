@@ -213,7 +213,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     const rpcUrl = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`;
     const headSignal = new HeadSignal();
     app.on('committed', () => headSignal.committed());
-    const host = new PluginHost({ chainId: genesis.chainId, network: genesis.network, store, db, mempool, head: headSignal, metrics: metrics.registry, log });
+    const host = new PluginHost({ chainId: genesis.chainId, network: genesis.network, store, db, mempool, head: headSignal, metrics: metrics.registry, log, dataDir: config.dataDir });
     closers.push(() => host.stop());
     const plugins = await host.start(options.plugins ?? [], config.plugins);
     log.info({ rpc_url: rpcUrl, p2p: network.listenAddrs(), validator: me ? formatAddress(selfAddress) : null, plugins }, 'node started');

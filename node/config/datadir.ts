@@ -8,6 +8,8 @@ import { join } from 'node:path';
  *     validator.json  the key this node validates with (validator 0)
  *     validator-<i>.json  the other genesis validators' keys (local multi-validator setups)
  *     dev.json        a funded developer account
+ *     service-<plugin>.json  an account funded at genesis for a plugin that sends transactions
+ *                     (kyc: its credential issuer; wallet: its sponsor), handed to it as ctx.serviceKey
  *   chain/            the node's LevelDB database
  */
 export interface DataPaths {
@@ -36,4 +38,12 @@ export function dataPaths(dataDir: string): DataPaths {
 /** validator 0 is validator.json (the one this node runs as); the others are validator-<i>.json */
 export function validatorKeyPath(dataDir: string, index: number): string {
   return index === 0 ? dataPaths(dataDir).validatorKey : join(dataPaths(dataDir).keysDir, `validator-${index}.json`);
+}
+
+/** The plugins `ledger init` makes and funds a service account for. */
+export const SERVICE_KEY_PLUGINS = ['kyc', 'wallet'] as const;
+
+/** The key file of the account `ledger init` made for a plugin. */
+export function serviceKeyPath(dataDir: string, plugin: string): string {
+  return join(dataPaths(dataDir).keysDir, `service-${plugin}.json`);
 }

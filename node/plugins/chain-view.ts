@@ -3,6 +3,7 @@ import { didDocumentRpc, type DidDocumentRpc } from '../protocol/did-document.js
 import { credentialVerification } from '../rpc/ledger/credential-view.js';
 import type { CredentialRecord } from '../protocol/credential-records.js';
 import type { Receipt } from '../protocol/receipt.js';
+import type { RevocationList } from '../protocol/revocation-list.js';
 import type { Account, DidRecord, ValidatorRecord } from '../protocol/records.js';
 import type { Transaction } from '../protocol/transaction.js';
 import type { ChainStore } from '../state/chain-store.js';
@@ -23,6 +24,10 @@ export interface ChainView {
   validators(): Promise<Array<{ address: Uint8Array; validator: ValidatorRecord }>>;
   /** undefined when the issuer has no such list */
   isRevoked(issuer: Uint8Array, list: number, index: number): Promise<boolean | undefined>;
+  /** the issuer's revocation list `list`, or undefined when it has none */
+  revocationList(issuer: Uint8Array, list: number): Promise<RevocationList | undefined>;
+  /** the revocation position the issuer's next CredentialRequest must name (ledger_nextRevocationIndex) */
+  nextRevocationPosition(issuer: Uint8Array): Promise<{ list: number; index: number }>;
   /** the answer of ledger_credentialVerify: null unless the credential is registered */
   verifyCredential(id: Uint8Array): Promise<{ valid: boolean; credential: Record<string, unknown>; revoked: boolean } | null>;
   /** the DID document as ledger_didResolve returns it, or null */
@@ -50,6 +55,8 @@ export function chainView(store: ChainStore, network: string): ChainView {
     validator: (address) => store.validators.get(address),
     validators: () => store.validators.list(),
     isRevoked: async (issuer, list, index) => (await store.credentials.revocationList(issuer, list))?.isRevoked(index),
+    revocationList: (issuer, list) => store.credentials.revocationList(issuer, list),
+    nextRevocationPosition: (issuer) => store.credentials.nextPosition(issuer),
     verifyCredential: (id) => credentialVerification(store, network, id),
     resolveDid: async (identifier) => {
       const record = await store.dids.get(identifier);

@@ -1,4 +1,7 @@
 import type { Registry } from 'prom-client';
+import { existsSync } from 'node:fs';
+import { serviceKeyPath } from '../config/datadir.js';
+import { readKeyFile } from '../config/keyfile.js';
 import type { PluginConfig } from '../config/schema.js';
 import { HttpServer } from '../http/server.js';
 import type { Logger } from '../logging.js';
@@ -28,6 +31,8 @@ export interface PluginHostDeps {
   head: HeadSignal;
   metrics: Registry;
   log: Logger;
+  /** the data directory, where `ledger init` leaves the plugins' service keys */
+  dataDir?: string;
 }
 
 export type PluginState = { name: string; state: 'running'; url: string } | { name: string; state: 'failed'; error: string };
@@ -92,6 +97,11 @@ export class PluginHost {
       log,
       metrics: this.d.metrics,
       config: { ...config },
+      serviceKey: async () => {
+        if (this.d.dataDir === undefined) return undefined;
+        const path = serviceKeyPath(this.d.dataDir, plugin.name);
+        return existsSync(path) ? (await readKeyFile(path)).seed : undefined;
+      },
     };
   }
 

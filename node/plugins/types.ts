@@ -41,4 +41,10 @@ export interface PluginContext {
   readonly metrics: Registry;
   /** the plugin's section of the node config (enabled, host, port and its own options) */
   readonly config: Readonly<PluginConfig>;
+  /**
+   * The seed of the account `ledger init` made and funded at genesis for this plugin
+   * (keys/service-<name>.json), or undefined when the data directory has none. A plugin that
+   * sends transactions adopts it as its own key on first start.
+   */
+  serviceKey(): Promise<Uint8Array | undefined>;
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { dataPaths, validatorKeyPath } from '../../config/datadir.js';
+import { dataPaths, serviceKeyPath, SERVICE_KEY_PLUGINS, validatorKeyPath } from '../../config/datadir.js';
 import { generateAccountKey, generateValidatorKey, secureKeysDir, writeKeyFile, type ValidatorKey } from '../../config/keyfile.js';
 import { defaultConfig, PLUGIN_NAMES } from '../../config/schema.js';
 import { LedgerError } from '../../errors.js';
@@ -15,6 +15,8 @@ import { DEFAULT_EPOCH_LENGTH, MAX_EPOCH_LENGTH, MIN_EPOCH_LENGTH } from '../../
 export const DEV_BALANCE = 20_000_000_000n * UNIT; // above 2^60 units, so big amounts can be tried at once
 export const VALIDATOR_STAKE = 1_000_000n * UNIT;
 export const VALIDATOR_BALANCE = 1_000n * UNIT;
+/** a plugin's service account: enough for a long run of credential fees or sponsored accounts */
+export const SERVICE_BALANCE = 10_000_000n * UNIT;
 export const GENESIS_REPUTATION = 1000;
 export const MAX_INIT_VALIDATORS = 100;
 
@@ -25,7 +27,9 @@ Usage: ledger init [options]
 Writes <data-dir>/genesis.json (the network template plus freshly generated keys),
 <data-dir>/keys/validator.json (validator 0; with --validators N > 1 also
 validator-1.json ... validator-<N-1>.json), <data-dir>/keys/dev.json (a developer
-account funded with ${formatTokens(DEV_BALANCE)} tokens at genesis) and, if absent,
+account funded with ${formatTokens(DEV_BALANCE)} tokens at genesis),
+<data-dir>/keys/service-kyc.json and service-wallet.json (the KYC plugin's credential
+issuer and the wallet plugin's sponsor, each funded with ${formatTokens(SERVICE_BALANCE)}) and, if absent,
 <data-dir>/config.json with every plugin enabled. Prints a JSON summary.
 
 Options:
@@ -66,6 +70,7 @@ export interface InitSummary {
   chain_db_removed: boolean;
   validators: Array<{ address: string; did: string; key_file: string }>;
   dev_account: { address: string; did: string; public_key: string; balance: string; key_file: string };
+  service_accounts: Array<{ plugin: string; address: string; balance: string; key_file: string }>;
 }
 
 export function defaultTemplatePath(network = 'testnet'): string {
@@ -118,6 +123,7 @@ export async function initDataDir(o: InitOptions): Promise<InitSummary> {
 
   const validators: ValidatorKey[] = Array.from({ length: count }, () => generateValidatorKey(network));
   const dev = generateAccountKey(network);
+  const services = SERVICE_KEY_PLUGINS.map((plugin) => ({ plugin, key: generateAccountKey(network), file: serviceKeyPath(dataDir, plugin) }));
   const genesis: Genesis = {
     ...template,
     epochLength: o.epochLength ?? template.epochLength,
@@ -127,6 +133,7 @@ export async function initDataDir(o: InitOptions): Promise<InitSummary> {
     accounts: [
       ...template.accounts,
       { address: parseAddress(dev.address), balance: DEV_BALANCE },
+      ...services.map((s) => ({ address: parseAddress(s.key.address), balance: SERVICE_BALANCE })),
       ...validators.map((v) => ({ address: parseAddress(v.address), balance: VALIDATOR_BALANCE })),
     ],
     validators: [
@@ -149,12 +156,13 @@ export async function initDataDir(o: InitOptions): Promise<InitSummary> {
   const validatorFiles = validators.map((_, i) => validatorKeyPath(dataDir, i));
   // Without --force, refuse before writing anything, so a refused init leaves no partial state.
   if (!force) {
-    for (const f of [...validatorFiles, paths.devKey]) {
+    for (const f of [...validatorFiles, paths.devKey, ...services.map((s) => s.file)]) {
       if (existsSync(f)) throw new LedgerError('KEY_FILE_EXISTS', `key file ${f} already exists; refusing to overwrite it (use --force)`, 'conflict', { file: f });
     }
   }
   for (const [i, v] of validators.entries()) await writeKeyFile(validatorFiles[i]!, v, { force });
   await writeKeyFile(paths.devKey, dev, { force });
+  for (const s of services) await writeKeyFile(s.file, s.key, { force });
 
   let chainDbRemoved = false;
   if (force && existsSync(paths.chainDb)) {
@@ -178,6 +186,7 @@ export async function initDataDir(o: InitOptions): Promise<InitSummary> {
     chain_db_removed: chainDbRemoved,
     validators: validators.map((v, i) => ({ address: v.address, did: v.did, key_file: validatorFiles[i]! })),
     dev_account: { address: dev.address, did: dev.did, public_key: Buffer.from(dev.publicKey).toString('hex'), balance: formatTokens(DEV_BALANCE), key_file: paths.devKey },
+    service_accounts: services.map((s) => ({ plugin: s.plugin, address: s.key.address, balance: formatTokens(SERVICE_BALANCE), key_file: s.file })),
   };
 }
 

@@ -4,8 +4,8 @@ import { hashApiKey, looksLikeApiKey, sameHash } from '../../common/auth/api-key
 import type { OidcVerifier } from '../../common/auth/oidc.js';
 import type { SessionTokens } from '../../common/auth/session-token.js';
 import type { DocumentRepo } from '../store/types.js';
-import { OperatorProblem, noCredential, unauthorized } from './problems.js';
-import { KeyedSerial } from './router.js';
+import { HttpProblem, noCredential as missing, unauthorized as wrong } from '../../common/http/problems.js';
+import { KeyedSerial } from '../../common/http/router.js';
 
 /**
  * Who is calling the operator REST, and what they may do (seed 000 "Authentication").
@@ -91,6 +91,9 @@ const LEVEL_TEXT: Record<Exclude<Level, 'none'>, string> = {
   full: 'a session, or an API key of scope full',
 };
 
+const noCredential = () => missing('relay', 'this route needs Authorization: Bearer <session token or slk_ API key>');
+const unauthorized = (detail: string) => wrong('relay', detail);
+
 export class Authenticator {
   /** per key id: the last lastUsedAt written (ms) */
   private touched = new Map<string, number>();
@@ -126,7 +129,7 @@ export class Authenticator {
   async require(ctx: RequestContext, level: Exclude<Level, 'none'>): Promise<Caller> {
     const caller = await this.authenticate(ctx);
     if (!scopeReaches(caller.scope, level)) {
-      throw new OperatorProblem('forbidden', `${ctx.method} ${ctx.path.slice(0, 200)} needs ${LEVEL_TEXT[level]}; this API key has scope ${caller.scope}`);
+      throw new HttpProblem('forbidden', `${ctx.method} ${ctx.path.slice(0, 200)} needs ${LEVEL_TEXT[level]}; this API key has scope ${caller.scope}`);
     }
     return caller;
   }

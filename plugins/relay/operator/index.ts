@@ -52,7 +52,13 @@ function version(): string {
 export function mountOperatorApi(http: Pick<HttpServer, 'route'>, services: RelayServices, auth: OperatorAuth, opts: OperatorOptions = {}): void {
   const now = () => services.now();
   const authenticator = new Authenticator(auth, services.store.documents, now);
-  const router = new OperatorRouter(http, authenticator, { errorsBase: services.config.errorsBase, maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_OPERATOR_BODY, log: services.log });
+  const router = new OperatorRouter(http, authenticator, {
+    errorsBase: services.config.errorsBase,
+    realm: 'relay',
+    maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_OPERATOR_BODY,
+    log: services.log,
+    tenantOf: (caller) => caller.tenantId,
+  });
   const deps: RouteDeps = {
     router,
     services,

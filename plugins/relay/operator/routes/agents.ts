@@ -1,5 +1,5 @@
 import type { RouteDeps } from '../router.js';
-import { ago, onlyQuery } from '../validate.js';
+import { ago, onlyQuery } from '../../../common/http/validate.js';
 import { facts } from './mediations.js';
 
 /**

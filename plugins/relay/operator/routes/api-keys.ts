@@ -1,8 +1,9 @@
 import { newApiKey } from '../../../common/auth/api-keys.js';
 import { API_KEY_INDEX, API_KEY_KIND, API_KEY_PREFIX, API_KEY_SCOPES, type ApiKeyRecord } from '../auth.js';
-import { conflict, notFound } from '../problems.js';
-import { Reply, type RouteDeps } from '../router.js';
-import { oneOf, onlyFields, onlyQuery, requiredString } from '../validate.js';
+import { conflict, notFound } from '../../../common/http/problems.js';
+import { Reply } from '../../../common/http/router.js';
+import { type RouteDeps } from '../router.js';
+import { oneOf, onlyFields, onlyQuery, requiredString } from '../../../common/http/validate.js';
 
 /**
  * API keys (seed 000 "API key"): `slk_` and 43 base64url characters, shown once at creation and

@@ -1,7 +1,7 @@
 import { MEDIATION_STATES } from '../../store/types.js';
 import { API_KEY_KIND, PLAN, type ApiKeyRecord } from '../auth.js';
 import type { RouteDeps } from '../router.js';
-import { onlyQuery } from '../validate.js';
+import { onlyQuery } from '../../../common/http/validate.js';
 
 /**
  * Billing and usage. A self-hosted relay bills nobody: `plan` is `self-hosted`, `provider` is

@@ -1,6 +1,6 @@
 import type { RouteDeps } from '../router.js';
-import { DID_PATTERN, onlyQuery, queryInt, queryString } from '../validate.js';
-import { validation } from '../problems.js';
+import { DID_PATTERN, onlyQuery, queryInt, queryString } from '../../../common/http/validate.js';
+import { validation } from '../../../common/http/problems.js';
 
 /** The tenant's delivery log, newest first: `[{id, at, level, message}]` (+ `recipient`). */
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Reply, type RouteDeps } from '../router.js';
+import { Reply } from '../../../common/http/router.js';
+import { type RouteDeps } from '../router.js';
 
 /**
  * GET /health and /v1/health, no credential (seed 000 "Health"). The check names are the

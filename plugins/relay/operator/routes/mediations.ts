@@ -1,7 +1,7 @@
 import { MAX_KEYLIST } from '../../core/mediations.js';
 import type { Mediation, RelayStore } from '../../store/types.js';
 import type { RouteDeps } from '../router.js';
-import { ago, iso, onlyFields, onlyQuery, queryInt, requiredString } from '../validate.js';
+import { ago, iso, onlyFields, onlyQuery, queryInt, requiredString } from '../../../common/http/validate.js';
 
 /**
  * Mediations (seed 000 "Mediation"), the tenant's only. Grant, deny and revoke go through

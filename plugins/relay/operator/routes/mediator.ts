@@ -1,8 +1,8 @@
 import { parseSettingsPatch, WIRE_TENANT, type TenantSettings } from '../../core/settings.js';
 import { SUPPORTED_PROTOCOLS } from '../../protocols/discover-features.js';
-import { validation } from '../problems.js';
+import { validation } from '../../../common/http/problems.js';
 import type { RouteDeps } from '../router.js';
-import { onlyQuery, queryEnum } from '../validate.js';
+import { onlyQuery, queryEnum } from '../../../common/http/validate.js';
 
 /**
  * The mediator's identity and the tenant's configuration, and its throughput. `endpoint` is the

@@ -1,7 +1,7 @@
 import { MESSAGE_PROTOCOLS, MESSAGE_STATES, type MessageRecord } from '../../store/types.js';
-import { validation } from '../problems.js';
+import { validation } from '../../../common/http/problems.js';
 import type { RouteDeps } from '../router.js';
-import { DID_PATTERN, iso, onlyQuery, queryEnum, queryInt, queryString } from '../validate.js';
+import { DID_PATTERN, iso, onlyQuery, queryEnum, queryInt, queryString } from '../../../common/http/validate.js';
 
 /**
  * Message records and the queue's state. Records only: the relay never shows a body (it could

@@ -1,7 +1,7 @@
 import { WEBHOOK_DOC, type WebhookConfig } from '../../core/events.js';
-import { validation } from '../problems.js';
+import { validation } from '../../../common/http/problems.js';
 import type { RouteDeps } from '../router.js';
-import { onlyFields, onlyQuery } from '../validate.js';
+import { onlyFields, onlyQuery } from '../../../common/http/validate.js';
 
 /**
  * Notification channels (seed 000: email, webhook, a team-chat channel, an incident-paging

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { CREDENTIAL_TYPES } from '../../../../node/protocol/credential-types.js';
 import { APPLIES_TO, DISCLOSURES, POLICY_KIND, parsePresentation, type Policy } from '../../core/gates.js';
 import { parseSettingsPatch } from '../../core/settings.js';
-import { conflict, notFound, validation } from '../problems.js';
-import { Reply, type RouteDeps } from '../router.js';
-import { DID_PATTERN, oneOf, onlyFields, onlyQuery, optionalString, requiredString } from '../validate.js';
+import { conflict, notFound, validation } from '../../../common/http/problems.js';
+import { Reply } from '../../../common/http/router.js';
+import { type RouteDeps } from '../router.js';
+import { DID_PATTERN, oneOf, onlyFields, onlyQuery, optionalString, requiredString } from '../../../common/http/validate.js';
 
 /**
  * Credential-gated policies and the two per-tenant limits (seed 000 "Policies", "Limits").

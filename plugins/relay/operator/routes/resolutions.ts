@@ -1,6 +1,6 @@
-import { validation } from '../problems.js';
+import { validation } from '../../../common/http/problems.js';
 import type { RouteDeps } from '../router.js';
-import { DID_PATTERN, onlyQuery } from '../validate.js';
+import { DID_PATTERN, onlyQuery } from '../../../common/http/validate.js';
 
 /**
  * DID resolutions as the relay routes by them: did:ledger from the on-chain DID document (cached

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { bearerToken } from '../../../common/auth/bearer.js';
 import { OPERATOR_KIND, PLAN, type OperatorRecord } from '../auth.js';
-import { OperatorProblem } from '../problems.js';
+import { HttpProblem } from '../../../common/http/problems.js';
 import type { RouteDeps } from '../router.js';
-import { onlyFields, requiredString } from '../validate.js';
+import { onlyFields, requiredString } from '../../../common/http/validate.js';
 
 /**
  * Operator sessions (seed 000 "Operator session"). POST /v1/auth/session exchanges a verified
@@ -36,7 +36,7 @@ export function mountSession({ router, services, auth, authenticator, now }: Rou
 
   router.add('POST', '/v1/auth/session', 'none', async (req) => {
     if (!auth.oidc) {
-      throw new OperatorProblem('not-configured', 'operator login is not configured: set plugins.relay.oidc = {issuer, audience} to accept id tokens from your OpenID provider');
+      throw new HttpProblem('not-configured', 'operator login is not configured: set plugins.relay.oidc = {issuer, audience} to accept id tokens from your OpenID provider');
     }
     const body = await req.body();
     onlyFields(body, ['id_token']);
@@ -44,7 +44,7 @@ export function mountSession({ router, services, auth, authenticator, now }: Rou
     const claims = await auth.oidc.verify(idToken);
     const tenantId = claims.tenant ?? DEFAULT_TENANT;
     if (!TENANT_PATTERN.test(tenantId)) {
-      throw new OperatorProblem('forbidden', `the id_token's tenant claim ${JSON.stringify(tenantId.slice(0, 80))} is not a usable tenant id (1 to 64 of A-Z, a-z, 0-9, . _ : -, starting with a letter or digit)`);
+      throw new HttpProblem('forbidden', `the id_token's tenant claim ${JSON.stringify(tenantId.slice(0, 80))} is not a usable tenant id (1 to 64 of A-Z, a-z, 0-9, . _ : -, starting with a letter or digit)`);
     }
     const id = operatorId(claims.iss, claims.sub);
     const didClaim = claims.raw['did'];

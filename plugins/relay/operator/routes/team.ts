@@ -1,6 +1,7 @@
 import { OPERATOR_KIND, type OperatorRecord } from '../auth.js';
-import { Reply, type RouteDeps } from '../router.js';
-import { onlyQuery } from '../validate.js';
+import { Reply } from '../../../common/http/router.js';
+import { type RouteDeps } from '../router.js';
+import { onlyQuery } from '../../../common/http/validate.js';
 
 /**
  * The tenant's operators: everyone who has logged in to it through the OIDC handoff (recorded at

@@ -3,9 +3,10 @@ import { newEventId } from '../../../common/webhooks/ids.js';
 import { newWebhookSecret } from '../../../common/webhooks/signature.js';
 import { validateWebhookUrl } from '../../../common/webhooks/url.js';
 import { RELAY_EVENTS, WEBHOOK_DOC, type RelayEvent, type WebhookConfig } from '../../core/events.js';
-import { OperatorProblem, conflict, validation } from '../problems.js';
-import { KeyedSerial, Reply, type RouteDeps } from '../router.js';
-import { oneOf, onlyFields, onlyQuery, optionalBoolean, queryInt } from '../validate.js';
+import { HttpProblem, conflict, validation } from '../../../common/http/problems.js';
+import { KeyedSerial, Reply } from '../../../common/http/router.js';
+import { type RouteDeps } from '../router.js';
+import { oneOf, onlyFields, onlyQuery, optionalBoolean, queryInt } from '../../../common/http/validate.js';
 
 /**
  * The tenant's webhook (seed 000 "Webhook configuration", docs/webhooks.md for what receivers
@@ -106,7 +107,7 @@ export function mountWebhooks({ router, services, now }: RouteDeps): void {
     const type = oneOf(body.event, 'event', RELAY_EVENTS);
     const current = await config(req.tenantId);
     if (!current) throw conflict('no webhook is configured for this tenant; PUT /v1/webhooks first', 'WEBHOOK_NOT_CONFIGURED');
-    if (testing.has(req.tenantId)) throw new OperatorProblem('rate-limited', 'a test delivery for this tenant is in flight; wait for it to finish', { headers: { 'retry-after': '1' } });
+    if (testing.has(req.tenantId)) throw new HttpProblem('rate-limited', 'a test delivery for this tenant is in flight; wait for it to finish', { headers: { 'retry-after': '1' } });
     testing.add(req.tenantId);
     try {
       const event = { id: newEventId({ test: true }), type, createdAt: new Date(now()).toISOString(), data: { test: true, ...SAMPLE[type] } };

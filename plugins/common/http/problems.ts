@@ -2,14 +2,14 @@ import { isLedgerError } from '../../../node/errors.js';
 import { isBodyTooLarge } from '../../../node/http/body.js';
 import type { RequestContext } from '../../../node/http/server.js';
 import { stringifyJson } from '../../../node/protocol/json.js';
-import { authFailure } from '../../common/auth/errors.js';
+import { authFailure } from '../auth/errors.js';
 
 /**
- * RFC 7807 Problem Details for the operator REST under /v1 (seed 000 "Errors"): `type` is
- * `<errors_base>/<slug>` (`<errors_base>/validation` for every validation failure), `title` the
- * slug's fixed summary, `status`, `detail` (what exactly was wrong) and `instance` (the request
- * path). `code` carries the stable LedgerError code when there is one. The node's own REST
- * surfaces use `<errors_base>/<status>` (docs/rpc.md); this surface names its types instead, as
+ * RFC 7807 Problem Details for the plugins' REST surfaces (the relay operator API, KYC): `type`
+ * is `<errors_base>/<slug>` (`<errors_base>/validation` for every validation failure), `title`
+ * the slug's fixed summary, `status`, `detail` (what exactly was wrong) and `instance` (the
+ * request path). `code` carries the stable LedgerError code when there is one. The node's own
+ * REST surfaces use `<errors_base>/<status>` (docs/rpc.md); these name their types instead, as
  * the relay's contract asks.
  */
 
@@ -30,7 +30,7 @@ export const SLUGS = {
 
 export type Slug = keyof typeof SLUGS;
 
-export interface OperatorProblemBody {
+export interface ProblemBody {
   type: string;
   title: string;
   status: number;
@@ -42,8 +42,8 @@ export interface OperatorProblemBody {
 }
 
 /** Thrown by a handler to answer a Problem; the router turns it into the response. */
-export class OperatorProblem extends Error {
-  override readonly name = 'OperatorProblem';
+export class HttpProblem extends Error {
+  override readonly name = 'HttpProblem';
   constructor(
     readonly slug: Slug,
     readonly detail: string,
@@ -53,16 +53,16 @@ export class OperatorProblem extends Error {
   }
 }
 
-export const validation = (detail: string, field?: string): OperatorProblem => new OperatorProblem('validation', detail, field === undefined ? {} : { field });
-export const notFound = (detail: string): OperatorProblem => new OperatorProblem('not-found', detail);
-export const conflict = (detail: string, code?: string): OperatorProblem => new OperatorProblem('conflict', detail, code === undefined ? {} : { code });
+export const validation = (detail: string, field?: string): HttpProblem => new HttpProblem('validation', detail, field === undefined ? {} : { field });
+export const notFound = (detail: string): HttpProblem => new HttpProblem('not-found', detail);
+export const conflict = (detail: string, code?: string): HttpProblem => new HttpProblem('conflict', detail, code === undefined ? {} : { code });
 
-const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="relay"' };
-
-export const unauthorized = (detail: string, code?: string): OperatorProblem =>
-  new OperatorProblem('unauthorized', detail, { headers: { 'www-authenticate': `Bearer realm="relay", error="invalid_token"` }, ...(code ? { code } : {}) });
-export const noCredential = (): OperatorProblem =>
-  new OperatorProblem('unauthorized', 'this route needs Authorization: Bearer <session token or slk_ API key>', { headers: WWW_AUTHENTICATE });
+/** A 401 for a credential that was given and is wrong; `realm` names the surface (relay, kyc). */
+export const unauthorized = (realm: string, detail: string, code?: string): HttpProblem =>
+  new HttpProblem('unauthorized', detail, { headers: { 'www-authenticate': `Bearer realm="${realm}", error="invalid_token"` }, ...(code ? { code } : {}) });
+/** A 401 for a missing credential: `detail` says which one the route takes. */
+export const noCredential = (realm: string, detail: string): HttpProblem =>
+  new HttpProblem('unauthorized', detail, { headers: { 'www-authenticate': `Bearer realm="${realm}"` } });
 
 const SLUG_BY_STATUS: Record<number, Slug> = { 400: 'validation', 401: 'unauthorized', 403: 'forbidden', 404: 'not-found', 409: 'conflict', 413: 'payload-too-large', 429: 'rate-limited', 502: 'bad-gateway', 503: 'unavailable' };
 
@@ -70,19 +70,19 @@ const SLUG_BY_STATUS: Record<number, Slug> = { 400: 'validation', 401: 'unauthor
  * Maps anything a handler threw to a Problem. `internal: true` means the caller logs the error;
  * the body then says only "internal error".
  */
-export function toProblem(err: unknown, errorsBase: string, instance: string): { body: OperatorProblemBody; headers: Record<string, string>; internal: boolean } {
-  const make = (slug: Slug, detail: string, extra: { code?: string; field?: string; status?: number } = {}): OperatorProblemBody => {
+export function toProblem(err: unknown, errorsBase: string, instance: string, realm: string): { body: ProblemBody; headers: Record<string, string>; internal: boolean } {
+  const make = (slug: Slug, detail: string, extra: { code?: string; field?: string; status?: number } = {}): ProblemBody => {
     const status = extra.status ?? SLUGS[slug].status;
-    const body: OperatorProblemBody = { type: `${errorsBase}/${slug}`, title: SLUGS[slug].title, status, detail, instance };
+    const body: ProblemBody = { type: `${errorsBase}/${slug}`, title: SLUGS[slug].title, status, detail, instance };
     if (extra.code !== undefined) body.code = extra.code;
     if (extra.field !== undefined) body.field = extra.field;
     return body;
   };
-  if (err instanceof OperatorProblem) return { body: make(err.slug, err.detail, err.extra), headers: err.extra.headers ?? {}, internal: false };
+  if (err instanceof HttpProblem) return { body: make(err.slug, err.detail, err.extra), headers: err.extra.headers ?? {}, internal: false };
   const auth = authFailure(err);
   if (auth) {
     const slug = SLUG_BY_STATUS[auth.status] ?? 'unauthorized';
-    return { body: make(slug, auth.detail, { code: auth.code, status: auth.status }), headers: auth.status === 401 ? { 'www-authenticate': 'Bearer realm="relay", error="invalid_token"' } : {}, internal: false };
+    return { body: make(slug, auth.detail, { code: auth.code, status: auth.status }), headers: auth.status === 401 ? { 'www-authenticate': `Bearer realm="${realm}", error="invalid_token"` } : {}, internal: false };
   }
   if (isBodyTooLarge(err)) return { body: make('payload-too-large', (err as Error).message, { code: 'BODY_TOO_LARGE' }), headers: { connection: 'close' }, internal: false };
   if (isLedgerError(err)) {
@@ -105,8 +105,16 @@ export function toProblem(err: unknown, errorsBase: string, instance: string): {
   return { body: make('internal', 'internal error'), headers: {}, internal: true };
 }
 
-export function sendProblem(ctx: RequestContext, errorsBase: string, err: unknown, log?: { error(obj: object, msg?: string): void }): void {
-  const { body, headers, internal } = toProblem(err, errorsBase, ctx.path.slice(0, 200));
-  if (internal) log?.error({ err, method: ctx.method, path: ctx.path }, 'relay operator route failed');
+export interface ProblemOptions {
+  errorsBase: string;
+  /** the WWW-Authenticate realm of 401s */
+  realm: string;
+  /** where an internal error is logged */
+  log?: { error(obj: object, msg?: string): void };
+}
+
+export function sendProblem(ctx: RequestContext, opts: ProblemOptions, err: unknown): void {
+  const { body, headers, internal } = toProblem(err, opts.errorsBase, ctx.path.slice(0, 200), opts.realm);
+  if (internal) opts.log?.error({ err, method: ctx.method, path: ctx.path }, `${opts.realm} route failed`);
   ctx.send(body.status, stringifyJson(body), 'application/problem+json', headers);
 }
