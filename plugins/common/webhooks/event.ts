@@ -31,9 +31,7 @@ const TOKEN = /^[\x21-\x7e]{1,200}$/;
 
 /** The normalized URL and the body to send; typed errors (kind invalid, or limit for size). */
 export function checkDelivery(endpoint: WebhookEndpoint, event: WebhookEvent, tenant: string | undefined, allowHttpHosts: readonly string[] = []): { url: string; body: string } {
-  if (typeof endpoint?.id !== 'string' || !TOKEN.test(endpoint.id)) throw invalid('WEBHOOK_ENDPOINT_INVALID', 'an endpoint id is 1 to 200 printable ASCII characters');
-  if (typeof endpoint.secret !== 'string' || endpoint.secret.length === 0) throw invalid('WEBHOOK_ENDPOINT_INVALID', 'an endpoint needs a secret');
-  const url = validateWebhookUrl(endpoint.url, { allowHttpHosts });
+  const url = checkEndpoint(endpoint, allowHttpHosts);
   if (tenant !== undefined && (typeof tenant !== 'string' || !TOKEN.test(tenant))) throw invalid('WEBHOOK_TENANT_INVALID', 'a tenant is 1 to 200 printable ASCII characters');
   if (typeof event?.id !== 'string' || !EVENT_ID.test(event.id)) throw invalid('WEBHOOK_EVENT_INVALID', 'an event id is evt_ and 1 to 200 of A-Z, a-z, 0-9, _ and -');
   if (typeof event.type !== 'string' || !TOKEN.test(event.type)) throw invalid('WEBHOOK_EVENT_INVALID', 'an event type is 1 to 200 printable ASCII characters');
@@ -44,4 +42,11 @@ export function checkDelivery(endpoint: WebhookEndpoint, event: WebhookEvent, te
   const body = stringifyJson({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data });
   if (Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES) throw new LedgerError('WEBHOOK_BODY_TOO_LARGE', `a webhook body is at most ${MAX_BODY_BYTES} bytes`, 'limit');
   return { url, body };
+}
+
+/** The endpoint's normalized URL; typed errors (kind invalid) for a bad id, secret or URL. */
+export function checkEndpoint(endpoint: WebhookEndpoint, allowHttpHosts: readonly string[] = []): string {
+  if (typeof endpoint?.id !== 'string' || !TOKEN.test(endpoint.id)) throw invalid('WEBHOOK_ENDPOINT_INVALID', 'an endpoint id is 1 to 200 printable ASCII characters');
+  if (typeof endpoint.secret !== 'string' || endpoint.secret.length === 0) throw invalid('WEBHOOK_ENDPOINT_INVALID', 'an endpoint needs a secret');
+  return validateWebhookUrl(endpoint.url, { allowHttpHosts });
 }

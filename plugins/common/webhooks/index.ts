@@ -13,7 +13,7 @@ export {
 } from './signature.js';
 export { MAX_WEBHOOK_URL_LENGTH, validateWebhookUrl, type WebhookUrlOptions } from './url.js';
 export { isTestEventId, newEventId } from './ids.js';
-export type { DeliveryRecord, DeliveryStatus } from './store.js';
+export type { CountFilter, DeliveryRecord, DeliveryStatus } from './store.js';
 export { MAX_BODY_BYTES, type WebhookEndpoint, type WebhookEvent } from './event.js';
 export {
   DEFAULT_RETENTION_MS,

@@ -3,8 +3,8 @@ import type { Logger } from '../../../node/logging.js';
 import type { BinarySublevel } from '../../../node/state/db.js';
 import { attemptDelivery, type AttemptOutcome } from './attempt.js';
 import { DeliveryIds } from './ids.js';
-import { DeliveryStore, applyOutcome, newRecord, type DeliveryRecord, type DeliveryStatus } from './store.js';
-import { checkDelivery, type WebhookEndpoint, type WebhookEvent } from './event.js';
+import { DeliveryStore, applyOutcome, newRecord, type CountFilter, type DeliveryRecord, type DeliveryStatus } from './store.js';
+import { checkDelivery, checkEndpoint, type WebhookEndpoint, type WebhookEvent } from './event.js';
 
 /**
  * A durable webhook outbox (docs/webhooks.md). A delivery is written to the plugin's store
@@ -33,6 +33,13 @@ export interface WebhookOutboxOptions {
   pruneIntervalMs?: number;
   /** more host names allowed over plain http (see url.ts) */
   allowHttpHosts?: readonly string[];
+  /**
+   * The endpoint's current URL and secret, asked before every attempt of a queued delivery, so
+   * a rotated secret or a corrected URL applies to pending retries at once; the secret is then
+   * not stored with the delivery. null: the endpoint is gone (or disabled), and the delivery
+   * fails without another attempt. Unset: each delivery keeps the URL and secret it was queued with.
+   */
+  resolveEndpoint?: (endpointId: string, tenant: string | null) => Promise<{ url: string; secret: string } | null>;
 }
 
 export interface SendNowResult {
@@ -44,10 +51,7 @@ export interface SendNowResult {
   request: { url: string; headers: Record<string, string> };
 }
 
-export interface ListOptions {
-  endpointId?: string;
-  tenant?: string;
-  status?: DeliveryStatus;
+export interface ListOptions extends CountFilter {
   /** 1 to 500; default 50 */
   limit?: number;
   offset?: number;
@@ -69,6 +73,7 @@ export class WebhookOutbox {
   private readonly retentionMs: number;
   private readonly pruneIntervalMs: number;
   private readonly allowHttpHosts: readonly string[];
+  private readonly resolveEndpoint?: WebhookOutboxOptions['resolveEndpoint'];
   private readonly ids = new DeliveryIds();
 
   private state: 'new' | 'running' | 'stopped' = 'new';
@@ -98,6 +103,7 @@ export class WebhookOutbox {
     this.now = opts.now ?? Date.now;
     this.onSettled = opts.onSettled;
     this.allowHttpHosts = opts.allowHttpHosts ?? [];
+    this.resolveEndpoint = opts.resolveEndpoint;
     this.store = new DeliveryStore(opts.store);
   }
 
@@ -135,8 +141,31 @@ export class WebhookOutbox {
     const { url, body } = checkDelivery(endpoint, event, opts.tenant, this.allowHttpHosts);
     const createdAt = this.now();
     const record = newRecord(this.ids.next(createdAt), endpoint.id, opts.tenant ?? null, event, url, createdAt);
+    return this.queueNew(record, body, endpoint.secret);
+  }
+
+  /**
+   * Queues a failed delivery again as a new delivery: the same event id and body bytes, to
+   * `endpoint` (the endpoint's current URL and secret), with `resendOf` naming the old one.
+   * Test deliveries keep no body and cannot be resent.
+   */
+  async resend(id: string, endpoint: WebhookEndpoint): Promise<DeliveryRecord> {
+    const url = checkEndpoint(endpoint, this.allowHttpHosts);
+    const old = (await this.store.get(id))?.record;
+    if (!old || old.endpointId !== endpoint.id) throw new LedgerError('WEBHOOK_DELIVERY_NOT_FOUND', 'no such delivery for this endpoint', 'not_found');
+    if (old.status !== 'failed') throw new LedgerError('WEBHOOK_DELIVERY_NOT_FAILED', `only a failed delivery can be resent; this one is ${old.status}`, 'conflict');
+    const payload = await this.store.payload(id);
+    if (!payload) throw new LedgerError('WEBHOOK_DELIVERY_BODY_GONE', 'this delivery kept no body to resend (a test delivery is not resent; send another test)', 'conflict');
+    const createdAt = this.now();
+    const record = newRecord(this.ids.next(createdAt), endpoint.id, old.tenant, { id: old.eventId, type: old.eventType }, url, createdAt);
+    record.resendOf = old.id;
+    return this.queueNew(record, payload.body, endpoint.secret);
+  }
+
+  private async queueNew(record: DeliveryRecord, body: string, secret: string): Promise<DeliveryRecord> {
     record.nextRetryAt = record.createdAt;
-    await this.store.insert({ record, firstAttemptAt: null }, { body, secret: endpoint.secret });
+    // With a resolver the secret is read at each attempt, so none is stored to go stale.
+    await this.store.insert({ record, firstAttemptAt: null }, this.resolveEndpoint ? { body } : { body, secret });
     // Before start() it waits in the store, and start() picks it up.
     if (this.state === 'running') {
       this.active.add(record.id);
@@ -184,6 +213,12 @@ export class WebhookOutbox {
     return this.store.list({ endpointId: opts.endpointId, tenant: opts.tenant, status: opts.status, limit, offset });
   }
 
+  /** How many records match (each filter optional). */
+  async count(filter: CountFilter = {}): Promise<number> {
+    if (filter.status !== undefined && !STATUSES.includes(filter.status)) throw invalid('WEBHOOK_LIST_INVALID', `status is one of ${STATUSES.join(', ')}`);
+    return this.store.count({ endpointId: filter.endpointId, tenant: filter.tenant, status: filter.status });
+  }
+
   private request(url: string, body: string, secret: string, eventId: string, eventType: string) {
     return { url, body, secret, eventId, eventType, userAgent: this.userAgent, timeoutMs: this.timeoutMs, stop: this.stopping.signal, now: this.now };
   }
@@ -222,9 +257,20 @@ export class WebhookOutbox {
       if (!stored || stored.record.status !== 'pending') return;
       const record = stored.record;
       const payload = await this.store.payload(id);
+      const target = payload ? await this.target(record, payload.secret) : undefined;
+      if (payload && target && !target.ok) {
+        // Nothing left to send to: failed now, body kept for a resend once the endpoint is back.
+        record.status = 'failed';
+        record.nextRetryAt = null;
+        record.error = target.error;
+        await this.store.update({ ...stored, record }, 'pending', payload.body);
+        this.settled(record, null);
+        return;
+      }
       let outcome: AttemptOutcome;
-      if (payload) {
-        outcome = await attemptDelivery(this.request(record.url, payload.body, payload.secret, record.eventId, record.eventType));
+      if (payload && target?.ok) {
+        record.url = target.url;
+        outcome = await attemptDelivery(this.request(target.url, payload.body, target.secret, record.eventId, record.eventType));
         // Stopped mid-request: whether it arrived is unknown, so it stays pending and goes again.
         if (outcome.aborted) return;
       } else {
@@ -236,7 +282,7 @@ export class WebhookOutbox {
       const attempt = record.attemptNumber + 1;
       const nextAt = payload && attempt < this.schedule.length ? Math.max(outcome.respondedAt, firstAttemptAt + this.schedule[attempt]! * 1000) : null;
       applyOutcome(record, outcome, attempt, nextAt);
-      await this.store.update({ record, firstAttemptAt }, 'pending');
+      await this.store.update({ record, firstAttemptAt }, 'pending', payload?.body);
       if (record.status === 'pending') {
         this.log.warn({ delivery: id, endpoint: record.endpointId, event: record.eventId, attempt, statusCode: record.statusCode, error: record.error, nextRetryAt: record.nextRetryAt }, 'webhook delivery attempt failed');
         if (this.state === 'running') {
@@ -253,11 +299,23 @@ export class WebhookOutbox {
     }
   }
 
-  private settled(record: DeliveryRecord, outcome: AttemptOutcome): void {
+  /** Where and with which secret the next attempt goes: the resolver's answer, or what was stored. */
+  private async target(record: DeliveryRecord, stored: string | undefined): Promise<{ ok: true; url: string; secret: string } | { ok: false; error: string }> {
+    if (!this.resolveEndpoint) return stored ? { ok: true, url: record.url, secret: stored } : { ok: false, error: 'the stored secret is missing' };
+    const current = await this.resolveEndpoint(record.endpointId, record.tenant);
+    if (current === null) return { ok: false, error: 'the endpoint was deleted or disabled' };
+    try {
+      return { ok: true, url: checkEndpoint({ id: record.endpointId, ...current }, this.allowHttpHosts), secret: current.secret };
+    } catch (err) {
+      return { ok: false, error: `the endpoint is no longer valid: ${(err as Error).message}` };
+    }
+  }
+
+  private settled(record: DeliveryRecord, outcome: AttemptOutcome | null): void {
     if (record.status === 'failed') {
       this.log.warn({ delivery: record.id, endpoint: record.endpointId, event: record.eventId, attempt: record.attemptNumber, statusCode: record.statusCode, error: record.error }, 'webhook delivery failed');
     } else {
-      this.log.debug({ delivery: record.id, endpoint: record.endpointId, event: record.eventId, attempt: record.attemptNumber, duration: outcome.duration }, 'webhook delivered');
+      this.log.debug({ delivery: record.id, endpoint: record.endpointId, event: record.eventId, attempt: record.attemptNumber, duration: outcome?.duration }, 'webhook delivered');
     }
     try {
       this.onSettled?.({ ...record });

@@ -10,7 +10,8 @@ import { deliveryIdTime, isDeliveryId } from './ids.js';
  * reverse is newest first:
  *
  *   d \0 <delivery id>                     StoredDelivery (JSON)
- *   b \0 <delivery id>                     Payload (JSON): body and secret, only while pending
+ *   b \0 <delivery id>                     Payload (JSON): body and secret while pending; the body
+ *                                          alone once failed (for a resend); nothing once delivered
  *   s \0 <status> \0 <delivery id>         ''  (status index: pending, delivered, failed)
  *   e \0 <endpoint id> \0 <delivery id>    ''
  *   n \0 <tenant> \0 <delivery id>         ''  (only for deliveries with a tenant)
@@ -43,6 +44,8 @@ export interface DeliveryRecord {
   /** ms the last attempt took */
   duration: number | null;
   createdAt: string;
+  /** set on a resend: the failed delivery it repeats (same event id and body) */
+  resendOf?: string;
 }
 
 export interface StoredDelivery {
@@ -53,14 +56,20 @@ export interface StoredDelivery {
 
 export interface Payload {
   body: string;
-  /** kept so that retries after a restart can be signed; deleted when the delivery settles */
-  secret: string;
+  /**
+   * kept so that retries after a restart can be signed; deleted when the delivery settles.
+   * Absent when the outbox resolves each endpoint's current secret at attempt time.
+   */
+  secret?: string;
 }
 
-export interface ListFilter {
+export interface CountFilter {
   endpointId?: string;
   tenant?: string;
   status?: DeliveryStatus;
+}
+
+export interface ListFilter extends CountFilter {
   limit: number;
   offset: number;
 }
@@ -128,12 +137,16 @@ export class DeliveryStore {
     await this.db.batch(ops);
   }
 
-  /** Writes the outcome of an attempt; a settled delivery's payload goes with the same batch. */
-  async update(stored: StoredDelivery, previous: DeliveryStatus): Promise<void> {
+  /**
+   * Writes the outcome of an attempt in one batch with its payload change: a delivered one's
+   * payload goes; a failed one keeps `body` (given) without the secret, so it can be resent.
+   */
+  async update(stored: StoredDelivery, previous: DeliveryStatus, body?: string): Promise<void> {
     const r = stored.record;
     const ops: Op[] = [put(key('d', r.id), json(stored))];
     if (r.status !== previous) ops.push(del(key('s', previous, r.id)), put(key('s', r.status, r.id), EMPTY));
-    if (r.status !== 'pending') ops.push(del(key('b', r.id)));
+    if (r.status === 'failed' && body !== undefined) ops.push(put(key('b', r.id), json({ body } satisfies Payload)));
+    else if (r.status !== 'pending') ops.push(del(key('b', r.id)));
     await this.db.batch(ops);
   }
 
@@ -182,6 +195,40 @@ export class DeliveryStore {
       if (take((await this.get(idOf(k)))?.record)) break;
     }
     return out;
+  }
+
+  /**
+   * How many records match. One condition counts index keys alone; more read the records of
+   * the narrowest index, so the cost grows with that index (bounded by the retention).
+   */
+  async count(f: CountFilter): Promise<number> {
+    const conditions = [f.endpointId, f.tenant, f.status].filter((c) => c !== undefined).length;
+    let n = 0;
+    if (conditions === 0) {
+      for await (const _ of this.db.keys(range('d'))) n++;
+      return n;
+    }
+    const index = f.endpointId !== undefined ? range('e', f.endpointId) : f.tenant !== undefined ? range('n', f.tenant) : range('s', f.status!);
+    if (conditions === 1) {
+      for await (const _ of this.db.keys(index)) n++;
+      return n;
+    }
+    let ids: string[] = [];
+    const flush = async (): Promise<void> => {
+      const values = await this.db.getMany(ids.map((id) => key('d', id)));
+      for (const v of values) {
+        if (v === undefined) continue;
+        const r = (JSON.parse(dec.decode(v)) as StoredDelivery).record;
+        if ((f.endpointId === undefined || r.endpointId === f.endpointId) && (f.tenant === undefined || r.tenant === f.tenant) && (f.status === undefined || r.status === f.status)) n++;
+      }
+      ids = [];
+    };
+    for await (const k of this.db.keys(index)) {
+      ids.push(idOf(k));
+      if (ids.length >= 256) await flush();
+    }
+    await flush();
+    return n;
   }
 
   /**

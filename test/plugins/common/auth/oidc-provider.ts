@@ -33,6 +33,8 @@ export interface OidcProviderOptions {
   idTokenTtlSeconds?: number;
   /** the id_token signing algorithm; default RS256 */
   alg?: 'RS256' | 'ES256';
+  /** more redirect URIs the client may use: the callback of a relying party under test */
+  redirectUris?: string[];
 }
 
 export interface AccountClaims {
@@ -143,7 +145,7 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
       {
         client_id: clientId,
         client_secret: clientSecret,
-        redirect_uris: [redirectUri],
+        redirect_uris: [redirectUri, ...(opts.redirectUris ?? [])],
         grant_types: ['authorization_code'],
         response_types: ['code'],
         id_token_signed_response_alg: alg,

@@ -1,0 +1,109 @@
+// The page's media and transport: the camera, JPEG encoding, photo files, and the hosted JSON
+// routes (JSON reads, multipart uploads with progress, RFC 7807 errors).
+
+export const MAX_BYTES = 10 * 1024 * 1024;
+let stream = null;
+
+export class ApiError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+/** The Problem's `detail` (RFC 7807), else its title, else the status. */
+function detailOf(status, body) {
+  if (body && typeof body.detail === 'string' && body.detail) return body.detail;
+  if (body && typeof body.title === 'string' && body.title) return body.title;
+  return `The service answered with an error (${status}).`;
+}
+
+export async function getJson(url) {
+  let res;
+  try {
+    res = await fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'omit' });
+  } catch {
+    throw new ApiError(0, 'The service cannot be reached. Check your connection.');
+  }
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError(res.status, detailOf(res.status, body));
+  return body;
+}
+
+/** A multipart POST with upload progress on `bar` (fetch reports none). */
+export function upload(url, form, bar) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', url);
+    xhr.setRequestHeader('accept', 'application/json');
+    bar.value = 0;
+    bar.hidden = false;
+    xhr.upload.onprogress = (e) => e.lengthComputable && (bar.value = Math.round((e.loaded * 100) / e.total));
+    xhr.onload = () => {
+      bar.hidden = true;
+      let body = null;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {}
+      if (xhr.status >= 200 && xhr.status < 300) resolve(body);
+      else reject(new ApiError(xhr.status, detailOf(xhr.status, body)));
+    };
+    xhr.onerror = () => {
+      bar.hidden = true;
+      reject(new ApiError(0, 'The upload failed. Check your connection and try again.'));
+    };
+    xhr.send(form);
+  });
+}
+
+export async function startCamera(video, facingMode) {
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) throw new Error('The camera is not available in this browser. Choose a photo instead.');
+  stopCamera();
+  try {
+    stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: facingMode }, width: { ideal: 1920 }, height: { ideal: 1080 } }, audio: false });
+  } catch (err) {
+    const name = err && err.name;
+    if (name === 'NotAllowedError') throw new Error('Camera access was refused. Allow it in your browser settings, or choose a photo instead.');
+    if (name === 'NotFoundError' || name === 'OverconstrainedError') throw new Error('No camera was found. Choose a photo instead.');
+    throw new Error('The camera could not be started. Choose a photo instead.');
+  }
+  video.srcObject = stream;
+  video.hidden = false;
+  if (video.readyState < 1) await new Promise((resolve) => video.addEventListener('loadedmetadata', resolve, { once: true }));
+  await video.play();
+}
+
+export function stopCamera() {
+  if (stream) for (const track of stream.getTracks()) track.stop();
+  stream = null;
+  for (const v of document.querySelectorAll('video')) {
+    v.srcObject = null;
+    v.hidden = true;
+  }
+}
+
+/** Draws the source on a canvas, at most `maxSide` pixels on its long side, and encodes a JPEG. */
+function toJpeg(source, width, height, maxSide, quality) {
+  const scale = Math.min(1, maxSide / Math.max(width, height));
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.round(width * scale);
+  canvas.height = Math.round(height * scale);
+  canvas.getContext('2d').drawImage(source, 0, 0, canvas.width, canvas.height);
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('The photo could not be taken. Try again.'))), 'image/jpeg', quality));
+}
+
+export const snapshot = (video, maxSide = 1920) => toJpeg(video, video.videoWidth, video.videoHeight, maxSide, 0.92);
+
+/** JPEG and PNG files under the limit go as they are; other images the browser reads are re-encoded. */
+export async function fromFile(file) {
+  if ((file.type === 'image/jpeg' || file.type === 'image/png') && file.size <= MAX_BYTES) return file;
+  const bitmap = await createImageBitmap(file).catch(() => {
+    throw new Error('This file is not an image that can be read. Choose a JPEG or PNG photo.');
+  });
+  const blob = await toJpeg(bitmap, bitmap.width, bitmap.height, 2400, 0.9);
+  if (blob.size > MAX_BYTES) throw new Error('This photo is larger than 10 MB. Choose a smaller one.');
+  return blob;
+}
+
+
+export const cameraOn = () => stream !== null;

@@ -1,0 +1,143 @@
+import type { RequestContext } from '../../../../node/http/server.js';
+import { HttpProblem, validation } from '../../../common/http/problems.js';
+import { Reply } from '../../../common/http/router.js';
+import { DID_PATTERN, oneOf, onlyFields, onlyQuery, optionalBoolean, optionalString, queryEnum, queryInt } from '../../../common/http/validate.js';
+import { DOCUMENT_SIDES, SANDBOX_OUTCOMES, SESSION_STATUSES } from '../../types.js';
+import { MAX_IMAGE_BYTES } from '../../verification/checks/image.js';
+import { MAX_FRAMES, type CreateInput, type SessionService, type UploadInput } from '../../verification/sessions.js';
+import { UPLOAD_TYPES } from '../../verification/states.js';
+import { formBoolean, readMultipart } from '../multipart.js';
+import type { KycCaller } from '../auth-levels.js';
+import type { KycRouter } from '../router.js';
+
+/**
+ * /v1/verifications (API key, `x-api-key`), seed 001 A "Endpoints":
+ *
+ *   POST /v1/verifications                            201 {session (with sessionToken, this once), sessionUrl}
+ *   GET  /v1/verifications?status&limit&offset        {sessions[], total}
+ *   GET  /v1/verifications/<id>                       {session}
+ *   POST /v1/verifications/<id>/documents             multipart: file, type, side, final?, mrz?; 201 {document}
+ *   GET  /v1/verifications/<id>/liveness-challenge    {challenge}
+ *   POST /v1/verifications/<id>/liveness              multipart: frames (1..10), challengeId?; {liveness{status, score}}
+ *
+ * Another organization's session is a 404, like an unknown one.
+ */
+
+const METADATA_MAX_KEYS = 50;
+
+/** The upload form of both routes (API key and session token). */
+export async function readDocumentForm(ctx: RequestContext): Promise<UploadInput> {
+  const form = await readMultipart(ctx.req, {
+    files: { file: { max: 1, required: true } },
+    fields: { type: { maxBytes: 40 }, side: { maxBytes: 10 }, final: { maxBytes: 5 }, mrz: { maxBytes: 200 } },
+    maxFileBytes: MAX_IMAGE_BYTES,
+    maxTotalBytes: MAX_IMAGE_BYTES,
+  });
+  const type = oneOf(form.fields.type, 'type', UPLOAD_TYPES);
+  const side = oneOf(form.fields.side, 'side', DOCUMENT_SIDES);
+  const final = formBoolean(form, 'final', false);
+  const mrz = form.fields.mrz;
+  if (mrz !== undefined && type === 'address_proof') throw validation('an address proof has no MRZ', 'mrz');
+  return { type, side, final, ...(mrz !== undefined ? { mrz } : {}), file: form.files.file![0]!.data };
+}
+
+/** The liveness form of both routes: the frames in total are at most 10 MB. */
+export async function readLivenessForm(ctx: RequestContext): Promise<{ frames: Uint8Array[]; challengeId?: string }> {
+  const form = await readMultipart(ctx.req, {
+    files: { frames: { max: MAX_FRAMES, required: true } },
+    fields: { challengeId: { maxBytes: 60 } },
+    maxFileBytes: MAX_IMAGE_BYTES,
+    maxTotalBytes: MAX_IMAGE_BYTES,
+  });
+  const frames = form.files.frames!.map((f) => f.data);
+  return { frames, ...(form.fields.challengeId !== undefined ? { challengeId: form.fields.challengeId } : {}) };
+}
+
+function metadata(value: unknown): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw validation('metadata must be an object of string values', 'metadata');
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > METADATA_MAX_KEYS) throw validation(`metadata takes at most ${METADATA_MAX_KEYS} keys`, 'metadata');
+  for (const [k, v] of entries) {
+    if (k.length < 1 || k.length > 40) throw validation(`metadata keys are 1 to 40 characters (${JSON.stringify(k.slice(0, 50))})`, 'metadata');
+    if (typeof v !== 'string' || v.length > 500) throw validation(`metadata.${k} must be a string of at most 500 characters`, 'metadata');
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+/** The creation body: level 1..3; sandbox defaults to the key's mode; sandboxOutcome only in sandbox. */
+export function parseCreate(body: Record<string, unknown>, caller: KycCaller): CreateInput {
+  onlyFields(body, ['level', 'sandbox', 'sandboxOutcome', 'subjectDid', 'redirectUrl', 'metadata']);
+  if (body.level === undefined) throw validation('level is required: 1 (document), 2 (document + liveness) or 3 (document + liveness + address proof)', 'level');
+  if (body.level !== 1 && body.level !== 2 && body.level !== 3) throw validation(`level must be 1, 2 or 3, got ${JSON.stringify(body.level)}`, 'level');
+  const sandbox = optionalBoolean(body, 'sandbox') ?? caller.apiKey?.mode === 'sandbox';
+  const outcome = body.sandboxOutcome === undefined ? undefined : oneOf(body.sandboxOutcome, 'sandboxOutcome', SANDBOX_OUTCOMES);
+  if (outcome !== undefined && !sandbox) throw new HttpProblem('validation', 'sandboxOutcome applies to sandbox sessions only (sandbox: true)', { code: 'SANDBOX_OUTCOME_LIVE', field: 'sandboxOutcome' });
+  const subjectDid = optionalString(body, 'subjectDid', { max: 500, pattern: DID_PATTERN, patternText: 'a DID (did:<method>:<identifier>)' });
+  const redirectUrl = optionalString(body, 'redirectUrl', { max: 2000 });
+  if (redirectUrl !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(redirectUrl);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw validation('redirectUrl must be an absolute http or https URL', 'redirectUrl');
+  }
+  return {
+    level: body.level,
+    sandbox,
+    ...(outcome !== undefined ? { sandboxOutcome: outcome } : {}),
+    ...(subjectDid !== undefined ? { subjectDid } : {}),
+    ...(redirectUrl !== undefined ? { redirectUrl } : {}),
+    metadata: metadata(body.metadata),
+  };
+}
+
+const ID = '([^/]+)';
+
+export function mountVerifications(router: KycRouter, deps: { sessions: SessionService }): void {
+  const { sessions } = deps;
+  const caller = (c: KycCaller) => {
+    if (!c.apiKey) throw new HttpProblem('forbidden', 'verification sessions are managed with an API key (x-api-key)');
+    return { organizationId: c.organizationId, apiKey: c.apiKey };
+  };
+
+  router.add('POST', '/v1/verifications', 'apiKey', async (req) => {
+    const input = parseCreate(await req.body(), req.caller);
+    return new Reply(201, await sessions.create(caller(req.caller), input));
+  });
+
+  router.add('GET', '/v1/verifications', 'apiKey', async (req) => {
+    onlyQuery(req.query, ['status', 'limit', 'offset']);
+    const status = queryEnum(req.query, 'status', SESSION_STATUSES);
+    const limit = queryInt(req.query, 'limit', 20, 1, 100);
+    const offset = queryInt(req.query, 'offset', 0, 0, 1_000_000_000);
+    return sessions.list(req.tenantId, { ...(status ? { status } : {}), limit, offset });
+  });
+
+  router.add('GET', new RegExp(`^/v1/verifications/${ID}$`), 'apiKey', async (req) => {
+    onlyQuery(req.query, []);
+    return { session: await sessions.get(req.tenantId, req.params[0]!) };
+  });
+
+  router.add('POST', new RegExp(`^/v1/verifications/${ID}/documents$`), 'apiKey', async (req) => {
+    const ref = { organizationId: req.tenantId, id: req.params[0]! };
+    // the session is looked up before the body is read: an unknown one is a 404, not a 400 on its form
+    await sessions.resolve(ref);
+    const input = await readDocumentForm(req.ctx);
+    return new Reply(201, { document: await sessions.uploadDocument(ref, input) });
+  });
+
+  router.add('GET', new RegExp(`^/v1/verifications/${ID}/liveness-challenge$`), 'apiKey', async (req) => {
+    onlyQuery(req.query, []);
+    return { challenge: await sessions.livenessChallenge({ organizationId: req.tenantId, id: req.params[0]! }) };
+  });
+
+  router.add('POST', new RegExp(`^/v1/verifications/${ID}/liveness$`), 'apiKey', async (req) => {
+    const ref = { organizationId: req.tenantId, id: req.params[0]! };
+    await sessions.resolve(ref);
+    const { frames, challengeId } = await readLivenessForm(req.ctx);
+    return { liveness: await sessions.submitLiveness(ref, frames, challengeId) };
+  });
+}

@@ -1,0 +1,150 @@
+import type { AddressInfo } from 'node:net';
+import { packageVersion } from '../../node/cli/package-root.js';
+import { isLedgerError } from '../../node/errors.js';
+import type { Plugin, PluginContext } from '../../node/plugins/types.js';
+import { Mailer } from '../common/mail/index.js';
+import { createAccounts } from './accounts/index.js';
+import { parseKycConfig } from './config.js';
+import { mountHostedPage } from './hosted/serve.js';
+import { KycAuthenticator } from './http/auth.js';
+import { createKycRouter } from './http/router.js';
+import { mountApiKeys } from './http/routes/api-keys.js';
+import { mountAuth } from './http/routes/auth.js';
+import { mountCredentialRoutes } from './http/routes/credentials.js';
+import { mountHealth } from './http/routes/health.js';
+import { mountHostedApi } from './http/routes/hosted-api.js';
+import { mountOid4vci } from './http/routes/oid4vci.js';
+import { mountOperatorMail } from './http/routes/operator-mail.js';
+import { mountReview } from './http/routes/review.js';
+import { mountRevocationLists } from './http/routes/revocation-lists.js';
+import { mountVerifications } from './http/routes/verifications.js';
+import { mountWebhooks } from './http/routes/webhooks.js';
+import { IssuanceService } from './issuance/issuer.js';
+import { IssuerDid } from './issuance/issuer-did.js';
+import { loadIssuerKey } from './issuance/issuer-key.js';
+import { Revoker } from './issuance/revocation.js';
+import { TxSender } from './issuance/tx-sender.js';
+import { OfferStore } from './oid4vci/offers.js';
+import { Oid4vciServer } from './oid4vci/server.js';
+import type { KycBase } from './services.js';
+import { KycDb } from './store/tables.js';
+import { createImageChecker } from './verification/checks/image.js';
+import { HttpVerificationProvider } from './verification/provider.js';
+import { ReviewQueue } from './verification/review.js';
+import { SessionService } from './verification/sessions.js';
+import { Sweeper } from './verification/sweeper.js';
+import { KycWebhooks } from './webhooks/events.js';
+
+/**
+ * The KYC service (seed 001 part A) on its own port (default 8083). Composition root: config →
+ * store → mail, accounts, webhooks → the issuer (key, transactions, offers, credentials) →
+ * sessions (image pool, decisions) → routes (/v1, the hosted page /v/s/<token>, OpenID4VCI) →
+ * background work (webhook retries, issuance jobs, the issuer DID, the expiry sweeper).
+ * Stopped in reverse order. Docs: docs/kyc.md.
+ */
+
+function version(): string {
+  try {
+    return packageVersion();
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export function createKyc(): Plugin {
+  const stops: Array<() => Promise<void> | void> = [];
+  return {
+    name: 'kyc',
+    async start(ctx: PluginContext) {
+      const config = parseKycConfig(ctx.config);
+      const log = ctx.log;
+      let bound: string | undefined;
+      const publicUrl = (): string => {
+        if (config.publicUrl) return config.publicUrl;
+        if (bound) return bound;
+        const address = ctx.http.server.address() as AddressInfo | null;
+        const host = !address || address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address.includes(':') ? `[${address.address}]` : address.address;
+        const url = `http://${host}:${address?.port ?? ctx.config.port}`;
+        if (address) bound = url;
+        return url;
+      };
+      const base: KycBase = {
+        config,
+        db: new KycDb(ctx.store),
+        log,
+        chain: ctx.chain,
+        network: ctx.network,
+        chainId: ctx.chainId,
+        submit: (json) => ctx.submit(json),
+        publicUrl,
+        now: Date.now,
+      };
+
+      const mailer = new Mailer({ store: ctx.store, smtpUrl: config.email.smtpUrl, from: config.email.from, log: log.child({ part: 'mail' }) });
+      mailer.start();
+      stops.push(() => mailer.stop());
+      const accounts = await createAccounts(base, mailer);
+      stops.push(() => accounts.accounts.drain());
+      const webhooks = new KycWebhooks(base);
+
+      const key = await loadIssuerKey(base.db, ctx.network, () => ctx.serviceKey());
+      const tx = new TxSender(base, key);
+      const offers = new OfferStore(base);
+      const issuance = new IssuanceService(base, key, tx, offers);
+      const images = createImageChecker({ threads: config.imageThreads });
+      stops.push(() => images.close());
+      const provider = config.verificationProvider ? new HttpVerificationProvider(config.verificationProvider) : undefined;
+      const sessions = new SessionService({ base, events: webhooks, issuance, orgs: accounts.accounts, images, ...(provider ? { provider } : {}) });
+      stops.push(() => sessions.idle());
+      issuance.setOutcomes(sessions);
+      const issuerDid = new IssuerDid(base, key, tx, () => issuance.pendingJobs());
+      const revoker = new Revoker(base, key, tx, issuance.store, webhooks);
+
+      const router = createKycRouter(ctx.http, new KycAuthenticator({ tokens: accounts.tokens, accounts: accounts.accounts, apiKeys: accounts.apiKeys, operatorToken: config.operatorToken }), {
+        errorsBase: config.errorsBase,
+        log,
+      });
+      mountHealth({ router, issuer: issuerDid, mailer, decisions: provider ? 'provider' : config.operatorToken ? 'review-queue' : 'none', version: version(), now: base.now });
+      mountAuth(router, { accounts: accounts.accounts, providers: accounts.providers, publicUrl });
+      mountApiKeys(router, { apiKeys: accounts.apiKeys });
+      mountOperatorMail(router, { mailer });
+      mountHostedApi(router, { sessions });
+      mountVerifications(router, { sessions });
+      mountCredentialRoutes({ router, revoker, findSession: (organizationId, id) =>
+          sessions.resolve({ organizationId, id }).catch((err: unknown) => {
+            if (isLedgerError(err) && err.code === 'SESSION_NOT_FOUND') return undefined;
+            throw err;
+          }),
+      });
+      mountReview(router, { review: new ReviewQueue(sessions) });
+      mountWebhooks(router, { webhooks, log });
+      mountRevocationLists({ router, chain: ctx.chain, key, publicUrl });
+      mountOid4vci({ http: ctx.http, router, server: new Oid4vciServer(base, offers, issuance.store), offers, publicUrl, now: base.now, log });
+      mountHostedPage(ctx.http, {
+        errorsBase: config.errorsBase,
+        log,
+        offer: async (token) => {
+          const session = await sessions.resolve({ token }).catch(() => undefined);
+          const found = session?.status === 'completed' ? await offers.ofSession(session.id) : undefined;
+          return found ? { uri: found.deepLink, ...(found.offer.txCode ? { txCode: found.offer.txCode } : {}) } : null;
+        },
+      });
+      router.fallback('/v1');
+
+      await webhooks.start();
+      stops.push(() => webhooks.stop());
+      await issuance.start();
+      stops.push(() => issuance.stop());
+      issuerDid.start();
+      stops.push(() => issuerDid.stop());
+      await sessions.resumeIssuance();
+      const sweeper = new Sweeper(sessions, { intervalMs: config.sweepIntervalMs, now: base.now, log });
+      sweeper.start();
+      stops.push(() => sweeper.stop());
+      log.info({ issuer: key.did, origin: key.origin, mail: mailer.via, decisions: provider ? 'provider' : config.operatorToken ? 'review-queue' : 'none' }, 'kyc ready');
+    },
+    async stop() {
+      for (const stop of stops.splice(0).reverse()) await stop();
+    },
+  };
+}

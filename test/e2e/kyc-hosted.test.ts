@@ -1,0 +1,84 @@
+import t from 'tap';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyCredentialProof } from '../../node/client/index.js';
+import { ed25519PublicKeyFromMultibase } from '../../node/crypto/multibase.js';
+import { KycClient } from '../../bench/lib/kyc/client.js';
+import { WebhookReceiver } from '../../bench/lib/kyc/receiver.js';
+import { chromiumMissing, launchChromium } from './browser.js';
+import { startKycNode, subjectOnChain } from './kyc/setup.js';
+import { wallet } from './kyc/wallet.js';
+import { shot } from '../plugins/kyc/hosted/page-helpers.js';
+
+/**
+ * The issue's "done": on a real node, a sandbox session created with the API key is completed
+ * through the hosted page in headless Chromium with a fake camera (document photo, liveness
+ * frames), which then shows the credential offer as a QR code and returns to redirectUrl. The
+ * organization gets signed webhooks; the credential is valid through JSON-RPC; a wallet redeems
+ * it with the OpenID4VCI library's client, and it verifies under the issuer's key.
+ */
+
+const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+
+t.test('a sandbox session completed through the hosted page in a real browser', { skip: chromiumMissing() }, async (t) => {
+  const n = await startKycNode(t);
+  const receiver = new WebhookReceiver();
+  const hookUrl = await receiver.start();
+  t.teardown(() => receiver.close());
+  const back = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><link rel="icon" href="data:,"><title>back</title><h1>${req.url}</h1>`));
+  await new Promise<void>((r) => back.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => back.close(() => r())));
+  const redirectUrl = `http://127.0.0.1:${(back.address() as AddressInfo).port}/done?ref=42`;
+
+  const api = new KycClient(n.kyc);
+  await api.register('web@example.org', 'a long enough passphrase', 'Web Owner');
+  await api.createKey('sandbox');
+  receiver.secret = (await api.addWebhook(hookUrl)).secret;
+  const subject = await subjectOnChain(n, 0);
+  const { session, sessionUrl } = await api.createSession({ level: 2, sandbox: true, sandboxOutcome: 'pass', subjectDid: subject.did, redirectUrl });
+
+  const browser = await launchChromium(t);
+  const context = await browser.newContext(PHONE);
+  await context.grantPermissions(['camera'], { origin: n.kyc });
+  const page = await context.newPage();
+  await page.goto(sessionUrl);
+  await page.getByRole('heading', { level: 2, name: 'Photograph your identity document' }).waitFor();
+  t.equal(await page.locator('#org-name').textContent(), "Web Owner's organization");
+  await page.getByLabel('Passport').check();
+  await page.getByRole('button', { name: 'Use the camera' }).click();
+  await page.getByRole('button', { name: 'Take photo' }).click();
+  await page.getByRole('img', { name: 'Your photo of the front of the document' }).waitFor();
+  await shot(page, 'e2e-document');
+  await page.getByRole('button', { name: 'Upload photo' }).click();
+  await page.getByRole('heading', { level: 2, name: 'Liveness check' }).waitFor();
+  await page.getByRole('button', { name: 'Start the check' }).click();
+  await page.getByRole('heading', { level: 2, name: 'Verification complete' }).waitFor({ timeout: 60_000 });
+  const qr = page.getByRole('img', { name: 'QR code of your credential offer' });
+  await qr.waitFor();
+  await shot(page, 'e2e-complete');
+  const offerLink = await page.getByRole('link', { name: 'Open in your wallet' }).getAttribute('href');
+  t.match(offerLink, /^openid-credential-offer:\/\/\?credential_offer_uri=/);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL(redirectUrl);
+
+  const full = (await api.getSession(session.id)).session;
+  t.match(full, { status: 'completed', credentialId: /^urn:ledger:credential:/, documents: [{ type: 'passport', status: 'verified' }], liveness: { status: 'passed' } });
+  const completed = await receiver.waitFor((e) => e.type === 'verification.completed' && e.data.verificationId === session.id);
+  const issued = await receiver.waitFor((e) => e.type === 'credential.issued' && e.data.credentialId === full.credentialId);
+  t.equal(completed.data.credentialId, full.credentialId);
+  t.match(await n.rpc.credentialVerify(full.credentialId), { valid: true, revoked: false, credential: { subject_did: subject.did, kyc_level: 2 } });
+
+  const client = wallet(subject.seed);
+  const offer = await client.resolveCredentialOffer(offerLink!);
+  const metadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+  const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata });
+  const got = await client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential' });
+  const credential = got.credentialResponse.credential as { id: string; issuer: { id: string }; credentialSubject: { id: string } };
+  t.equal(credential.id, full.credentialId);
+  t.equal(credential.credentialSubject.id, subject.did);
+  t.equal(credential.issuer.id, issued.data.issuer);
+  const issuerDoc = (await n.rpc.didResolve(credential.issuer.id))!;
+  const issuerKey = ed25519PublicKeyFromMultibase(issuerDoc.verificationMethod[0]!.publicKeyMultibase);
+  t.same(await verifyCredentialProof(credential, issuerKey), { ok: true }, 'the W3C credential verifies under the issuer DID\'s key on chain');
+  t.equal(receiver.rejected, 0, 'every webhook verified');
+});

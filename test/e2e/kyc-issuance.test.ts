@@ -1,0 +1,215 @@
+import t from 'tap';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SignJWT, importJWK } from 'jose';
+import {
+  buildDidCreate,
+  buildTransfer,
+  didForPublicKey,
+  generateSeed,
+  keyPairFromSeed,
+  onChainHashMatches,
+  RevocationList,
+  RpcClient,
+  signAndEncode,
+  UNIT,
+  verifyCredentialProof,
+  waitForReceipt,
+  type Credential,
+} from '../../node/client/index.js';
+import { keyFileFromJson } from '../../node/config/keyfile.js';
+import { startTestNode } from '../fixtures/real-node.js';
+import { ed25519Jwk, wallet } from './kyc/wallet.js';
+import { IssuancePlugin, passedSession } from '../plugins/kyc/issuance/harness.js';
+
+/**
+ * Credentials on chain and their OpenID4VCI redemption, on a real single-validator node: the
+ * issuer DID is created from the service key `ledger init` funded at genesis, a passed session's
+ * KYCCredential is requested, attested by the validator's VRF attester and registered, verifies
+ * over JSON-RPC and as a W3C document, is redeemed by the @openid4vc client (with and without a
+ * PIN, with no proof, with the subject's proof; a foreign key's proof is refused), is revoked
+ * over the API, and a job cut off between storing and submitting its request resumes after a
+ * restart of the issuer with the very same transaction.
+ */
+
+t.test('issuer DID, credential on chain, OpenID4VCI redemption, revocation and a resumed job', async (t) => {
+  const plugin = new IssuancePlugin();
+  const node = await startTestNode(t, { plugins: [plugin] });
+  const rpc = new RpcClient(node.url);
+  const kycUrl = plugin.base.publicUrl();
+
+  const serviceKey = keyFileFromJson(JSON.parse(await readFile(join(node.dir, 'keys', 'service-kyc.json'), 'utf8')));
+  t.equal(plugin.key.origin, 'service-key', 'the issuer adopted the genesis-funded service key');
+  t.equal(plugin.key.address, serviceKey.address);
+  const deadline = Date.now() + 30_000;
+  while (!(await plugin.did.status()).didActive) {
+    if (Date.now() > deadline) throw new Error(`the issuer DID was not created: ${JSON.stringify(await plugin.did.status())}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  t.match(await plugin.did.status(), { did: plugin.key.did, address: serviceKey.address, didActive: true, funded: true, pendingJobs: 0 });
+  t.match(await rpc.call('ledger_didResolve', [plugin.key.did]), { id: plugin.key.did }, 'the issuer DID resolves over JSON-RPC');
+
+  // the subject: a funded account with its own DID
+  const subjectSeed = generateSeed();
+  const subject = keyPairFromSeed(subjectSeed);
+  const subjectDid = didForPublicKey(node.dev.network, subject.publicKey);
+  const send = async (unsigned: Parameters<typeof signAndEncode>[1], seed: Uint8Array) => {
+    const s = signAndEncode(node.chainId, unsigned, seed);
+    await rpc.sendTransaction(s.json);
+    return waitForReceipt(rpc, s.hash, { timeoutMs: 30_000 });
+  };
+  t.equal((await send(buildTransfer({ senderPubkey: node.dev.publicKey, nonce: await rpc.getNonce(node.dev.address), to: subjectDid.split(':')[3]!, amount: 10n * UNIT }), node.dev.seed)).status, 'success');
+  t.equal((await send(buildDidCreate({ senderPubkey: subject.publicKey, nonce: 0 }), subjectSeed)).status, 'success');
+
+  await t.test('a passed session gets a registered, verifiable KYCCredential', async (t) => {
+    const session = passedSession('ver_one', 'org_A', subjectDid);
+    plugin.sessions.set(session.id, session);
+    await plugin.issuance.requestCredential(session);
+    await plugin.issuance.requestCredential(session);
+    await plugin.issuedCount(1);
+    t.equal(plugin.issued.length, 1, 'requesting twice makes one credential');
+    const issued = plugin.issued[0]!.credential;
+    t.match(issued, { type: ['VerifiableCredential', 'KYCCredential'], issuer: plugin.key.did, subjectDid, credentialOfferUri: new RegExp(`^${kycUrl}/v1/oid4vci/offers/ofr_`) });
+    t.match(await rpc.credentialVerify(issued.credentialId), { valid: true, revoked: false, credential: { id: issued.credentialId, issuer_did: plugin.key.did, subject_did: subjectDid, kyc_level: 2, status: 'registered' } });
+    const receipt = await rpc.getReceipt(issued.txHash);
+    t.equal(receipt?.status, 'success', 'txHash is the request transaction');
+
+    const stored = (await plugin.issuance.credentialOfSession(session.id))!;
+    const vc = stored.credential;
+    t.same(await verifyCredentialProof(vc, plugin.key.publicKey), { ok: true }, 'the W3C credential verifies with the issuer key');
+    t.ok(await onChainHashMatches(vc), 'onChainHash is the hash registered on chain');
+    t.match(vc.credentialSubject, { id: subjectDid, kycLevel: 2, verifiedAttributes: ['governmentId', 'liveness'], jurisdiction: 'DE' });
+    t.ok(vc.ledgerExtensions.validatorSignatures.length >= 1, 'it carries the validators’ attestations');
+    t.equal(vc.credentialStatus.revocationListCredential, `${kycUrl}/v1/revocation-lists/0`);
+    const list = (await (await fetch(vc.credentialStatus.revocationListCredential)).json()) as { credentialSubject: { encodedList: string } };
+    t.notOk(RevocationList.fromEncodedList(list.credentialSubject.encodedList).isRevoked(Number(vc.credentialStatus.revocationListIndex)));
+    t.equal((await fetch(`${kycUrl}/v1/revocation-lists/7`)).status, 404, 'a list with no allocated position is 404');
+  });
+
+  await t.test('OpenID4VCI: the library client redeems the offer', async (t) => {
+    const session = plugin.sessions.get('ver_one')!;
+    const client = wallet(subjectSeed);
+    const link = (await plugin.offers.ofSession(session.id))!.deepLink;
+    t.match(link, /^openid-credential-offer:\/\/\?credential_offer_uri=/);
+    const offer = await client.resolveCredentialOffer(link);
+    const metadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+    t.equal(metadata.credentialIssuer.credential_issuer, kycUrl);
+    const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata });
+    t.ok(accessTokenResponse.c_nonce, 'the token response carries a c_nonce');
+    const stored = (await plugin.issuance.credentialOfSession(session.id))!;
+
+    const noProof = await client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential' });
+    t.same(noProof.credentialResponse.credential, stored.credential, 'a request without proof gets the stored credential');
+
+    await t.rejects(client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata }), /already used/, 'the code is single-use');
+
+    const stranger = generateSeed();
+    const strangerKey = keyPairFromSeed(stranger);
+    const foreign = await wallet(stranger).createCredentialRequestJwtProof({
+      issuerMetadata: metadata,
+      credentialConfigurationId: 'KYCCredential',
+      signer: { method: 'jwk', publicJwk: ed25519Jwk(strangerKey.publicKey), alg: 'EdDSA' },
+      nonce: (noProof.credentialResponse.c_nonce as string | undefined) ?? accessTokenResponse.c_nonce!,
+    });
+    const refused = await client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential', proof: { proof_type: 'jwt', jwt: foreign.jwt } }).catch((e: unknown) => e);
+    t.match(String((refused as Error & { errorResponse?: unknown }).message ?? refused), /Error retrieving credentials/, 'a proof by a foreign key is refused');
+    t.match(await (refused as { response: { response: Response } }).response.response.clone().json(), { error: 'invalid_proof' });
+
+    const strangerDidProof = await wallet(stranger).createCredentialRequestJwtProof({
+      issuerMetadata: metadata,
+      credentialConfigurationId: 'KYCCredential',
+      signer: { method: 'did', didUrl: `${didForPublicKey(node.dev.network, strangerKey.publicKey)}#key-1`, alg: 'EdDSA' },
+      nonce: noProof.credentialResponse.c_nonce as string,
+    });
+    await t.rejects(
+      client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential', proof: { proof_type: 'jwt', jwt: strangerDidProof.jwt } }),
+      'a proof naming another DID is refused',
+    );
+
+    const stale = await client.createCredentialRequestJwtProof({ issuerMetadata: metadata, credentialConfigurationId: 'KYCCredential', signer: { method: 'did', didUrl: `${subjectDid}#key-1`, alg: 'EdDSA' }, nonce: 'not-the-c-nonce' });
+    await t.rejects(
+      client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential', proof: { proof_type: 'jwt', jwt: stale.jwt } }),
+      'a proof without the current c_nonce is refused',
+    );
+
+    const nonce = await fetch(`${kycUrl}/v1/oid4vci/credential`, { method: 'POST', headers: { authorization: `Bearer ${accessTokenResponse.access_token}`, 'content-type': 'application/json' }, body: JSON.stringify({ format: 'ldp_vc', credential_definition: { '@context': stored.credential['@context'], type: stored.credential.type } }) });
+    const fresh = ((await nonce.json()) as { c_nonce: string }).c_nonce;
+    const own = await client.createCredentialRequestJwtProof({ issuerMetadata: metadata, credentialConfigurationId: 'KYCCredential', signer: { method: 'did', didUrl: `${subjectDid}#key-1`, alg: 'EdDSA' }, nonce: fresh });
+    const withProof = await client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential', proof: { proof_type: 'jwt', jwt: own.jwt } });
+    t.same(withProof.credentialResponse.credential, stored.credential, "a proof by the subject DID's key is accepted");
+
+    const bad = await fetch(`${kycUrl}/v1/oid4vci/credential`, { method: 'POST', headers: { authorization: 'Bearer nope-nope-nope-nope-nope', 'content-type': 'application/json' }, body: '{}' });
+    t.equal(bad.status, 401);
+    t.match(await bad.json(), { error: 'invalid_token' });
+  });
+
+  await t.test('OpenID4VCI with a tx_code (PIN)', async (t) => {
+    plugin.base.config.oid4vci.txCode = true;
+    t.teardown(() => {
+      plugin.base.config.oid4vci.txCode = false;
+    });
+    const session = passedSession('ver_pin', 'org_A', subjectDid, 1);
+    plugin.sessions.set(session.id, session);
+    await plugin.issuance.requestCredential(session);
+    await plugin.issuedCount(2);
+    const { offer: stored, deepLink } = (await plugin.offers.ofSession(session.id))!;
+    t.match(stored.txCode, /^\d{6}$/);
+    const client = wallet(subjectSeed);
+    const offer = await client.resolveCredentialOffer(deepLink);
+    t.match(offer.grants?.['urn:ietf:params:oauth:grant-type:pre-authorized_code'], { tx_code: { input_mode: 'numeric', length: 6 } });
+    const metadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+    await t.rejects(client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata }), /tx_code/, 'no PIN, no token');
+    const wrong = stored.txCode === '000000' ? '111111' : '000000';
+    await t.rejects(client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata, txCode: wrong }), /Invalid 'tx_code'/, 'a wrong PIN is refused');
+    const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata, txCode: stored.txCode! });
+    const got = await client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential' });
+    t.match(got.credentialResponse.credential as Credential, { credentialSubject: { id: subjectDid, kycLevel: 1, verifiedAttributes: ['governmentId'] } });
+  });
+
+  await t.test('revocation over the API', async (t) => {
+    const session = plugin.sessions.get('ver_one')!;
+    const post = (id: string, key: string, body: unknown) =>
+      fetch(`${kycUrl}/v1/verifications/${id}/revoke`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    t.equal((await post(session.id, 'key-B', { reason: 'fraud' })).status, 404, "another organization's session is not found");
+    plugin.sessions.set('ver_none', { ...passedSession('ver_none', 'org_A', subjectDid), status: 'failed' });
+    t.equal((await post('ver_none', 'key-A', { reason: 'fraud' })).status, 409, 'a session without a credential');
+    t.equal((await post(session.id, 'key-A', {})).status, 400, 'the reason is required');
+    const res = await post(session.id, 'key-A', { reason: 'document reported stolen' });
+    t.equal(res.status, 200);
+    const body = (await res.json()) as { credentialId: string; revoked: boolean; txHash: string };
+    t.match(body, { credentialId: session.credentialId, revoked: true, txHash: /^[0-9a-f]{64}$/ });
+    t.match(await rpc.credentialVerify(session.credentialId!), { valid: false, revoked: true });
+    t.match(plugin.events.at(-1), { organizationId: 'org_A', type: 'credential.revoked', data: { credentialId: session.credentialId, subjectDid, revokedBy: plugin.key.did, reason: 'document reported stolen', txHash: body.txHash } });
+    const again = await post(session.id, 'key-A', { reason: 'again' });
+    t.equal(again.status, 409, 'already revoked');
+    const vc = (await plugin.issuance.credentialOfSession(session.id))!.credential;
+    const list = (await (await fetch(vc.credentialStatus.revocationListCredential)).json()) as { credentialSubject: { encodedList: string } };
+    t.ok(RevocationList.fromEncodedList(list.credentialSubject.encodedList).isRevoked(Number(vc.credentialStatus.revocationListIndex)), 'the served list has the bit');
+  });
+
+  await t.test('a job cut off before its request reached the mempool resumes after a restart', async (t) => {
+    plugin.dropSubmissions = true;
+    const session = passedSession('ver_restart', 'org_A', subjectDid, 3);
+    plugin.sessions.set(session.id, session);
+    await plugin.issuance.requestCredential(session);
+    const until = Date.now() + 20_000;
+    let job = await plugin.issuance.store.get(session.id);
+    while (job?.state !== 'submitted') {
+      if (Date.now() > until) throw new Error(`the job did not reach submitted: ${JSON.stringify(job?.state)}`);
+      await new Promise((r) => setTimeout(r, 50));
+      job = await plugin.issuance.store.get(session.id);
+    }
+    await plugin.stopIssuance();
+    t.equal(plugin.dropped.length, 1, 'the request never reached the mempool');
+    t.equal(await rpc.getReceipt(job.prepared!.txHash), null);
+    plugin.dropSubmissions = false;
+    await plugin.startIssuance();
+    await plugin.issuedCount(3);
+    const issued = plugin.issued.at(-1)!.credential;
+    t.equal(issued.txHash, job.prepared!.txHash, 'the stored transaction itself was submitted again');
+    t.equal(issued.credentialId, job.prepared!.credentialId);
+    t.match(await rpc.credentialVerify(issued.credentialId), { valid: true, credential: { kyc_level: 3 } });
+    t.equal((await plugin.did.status()).pendingJobs, 0);
+  });
+});

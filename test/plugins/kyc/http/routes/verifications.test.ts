@@ -1,0 +1,115 @@
+import t from 'tap';
+import { docForm, framesForm, jpegImage, LEDGER_DID, pngImage, serve } from '../../verification/harness.js';
+
+const IMG = jpegImage(400, 300);
+const FRAME = jpegImage(96, 96);
+
+t.test('create, read, list over HTTP; errors are Problems', async (t) => {
+  const h = await serve(t);
+  const created = await h.req('POST', '/v1/verifications', { key: 'sk_live_a', body: { level: 2, subjectDid: LEDGER_DID, redirectUrl: 'https://shop.test/done', metadata: { order: '17' } } });
+  t.equal(created.status, 201);
+  const { session, sessionUrl } = created.body;
+  t.match(session, { id: /^ver_/, status: 'pending', level: 2, sandbox: false, subjectDid: LEDGER_DID, metadata: { order: '17' }, sessionToken: /^sess_tok_/ });
+  t.equal(sessionUrl, `https://kyc.test/v/s/${session.sessionToken}`);
+  const read = await h.req('GET', `/v1/verifications/${session.id}`, { key: 'sk_live_a' });
+  t.equal(read.status, 200);
+  t.notOk('sessionToken' in read.body.session);
+  t.notOk('tokenHash' in read.body.session);
+  t.notOk('steps' in read.body.session);
+  const list = await h.req('GET', '/v1/verifications?status=pending&limit=5', { key: 'sk_live_a' });
+  t.same(list.body, { sessions: [{ id: session.id, status: 'pending', level: 2, subjectDid: LEDGER_DID, credentialId: null, createdAt: session.createdAt, completedAt: null }], total: 1 });
+
+  const bad = async (body: unknown, field: string, key = 'sk_live_a', status = 400) => {
+    const r = await h.req('POST', '/v1/verifications', { key, body });
+    t.equal(r.status, status, JSON.stringify(body));
+    t.equal(r.body.field, field, JSON.stringify(body));
+    t.match(r.headers.get('content-type'), /problem\+json/);
+    return r;
+  };
+  await bad({}, 'level');
+  await bad({ level: 4 }, 'level');
+  await bad({ level: '1' }, 'level');
+  await bad({ level: 1, subjectDid: 'alice' }, 'subjectDid');
+  await bad({ level: 1, sandboxOutcome: 'pass' }, 'sandboxOutcome');
+  await bad({ level: 1, sandbox: true, sandboxOutcome: 'maybe' }, 'sandboxOutcome');
+  await bad({ level: 1, redirectUrl: 'javascript:alert(1)' }, 'redirectUrl');
+  await bad({ level: 1, metadata: { a: 1 } }, 'metadata');
+  await bad({ level: 1, colour: 'red' }, 'colour');
+  const forbidden = await bad({ level: 1, sandbox: false }, 'sandbox', 'sk_sandbox_a', 403);
+  t.equal(forbidden.body.code, 'SANDBOX_KEY_LIVE_SESSION');
+  const defaulted = await h.req('POST', '/v1/verifications', { key: 'sk_sandbox_a', body: { level: 1 } });
+  t.equal(defaulted.body.session.sandbox, true, 'a sandbox key defaults to sandbox');
+  t.equal((await h.req('GET', '/v1/verifications?limit=101', { key: 'sk_live_a' })).status, 400);
+  t.equal((await h.req('GET', '/v1/verifications?status=done', { key: 'sk_live_a' })).status, 400);
+  t.equal((await h.req('GET', '/v1/verifications')).status, 401);
+  t.equal((await h.req('GET', '/v1/verifications', { key: 'sk_nope' })).status, 401);
+});
+
+t.test('organizations are isolated', async (t) => {
+  const h = await serve(t);
+  const { session } = (await h.req('POST', '/v1/verifications', { key: 'sk_live_a', body: { level: 2 } })).body;
+  for (const [method, path, form] of [
+    ['GET', `/v1/verifications/${session.id}`],
+    ['GET', `/v1/verifications/${session.id}/liveness-challenge`],
+    ['POST', `/v1/verifications/${session.id}/documents`, docForm(IMG, { type: 'passport', side: 'front' })],
+    ['POST', `/v1/verifications/${session.id}/liveness`, framesForm([FRAME])],
+  ] as Array<[string, string, FormData?]>) {
+    const r = await h.req(method, path, { key: 'sk_live_b', ...(form ? { form } : {}) });
+    t.equal(r.status, 404, `${method} ${path}`);
+    t.equal(r.body.code, 'SESSION_NOT_FOUND');
+  }
+  t.equal((await h.req('GET', '/v1/verifications', { key: 'sk_live_b' })).body.total, 0);
+  t.equal((await h.req('GET', '/v1/verifications/ver_unknown', { key: 'sk_live_a' })).status, 404);
+});
+
+t.test('a sandbox session through the API-key routes: documents, liveness, completion', async (t) => {
+  const h = await serve(t);
+  const { session } = (await h.req('POST', '/v1/verifications', { key: 'sk_sandbox_a', body: { level: 2, sandbox: true } })).body;
+  const base = `/v1/verifications/${session.id}`;
+  const front = await h.req('POST', `${base}/documents`, { key: 'sk_sandbox_a', form: docForm(pngImage(300, 220), { type: 'driving_license', side: 'front' }, 'front.txt', 'text/plain') });
+  t.equal(front.status, 201, 'the type is judged by the bytes, not the name or declared type');
+  t.match(front.body.document, { id: /^doc_/, type: 'driving_license', side: 'front', status: 'uploaded', checks: { mediaType: 'image/png' } });
+  const gif = await h.req('POST', `${base}/documents`, { key: 'sk_sandbox_a', form: docForm(Buffer.from('GIF89a\x01\x00'), { type: 'passport', side: 'front' }, 'x.jpg') });
+  t.match(gif, { status: 400, body: { code: 'IMAGE_TYPE_UNSUPPORTED', field: 'file' } });
+  const small = await h.req('POST', `${base}/documents`, { key: 'sk_sandbox_a', form: docForm(jpegImage(120, 120), { type: 'passport', side: 'front' }) });
+  t.match(small, { status: 400, body: { code: 'IMAGE_TOO_SMALL' } });
+  const noType = await h.req('POST', `${base}/documents`, { key: 'sk_sandbox_a', form: docForm(IMG, { side: 'front' }) });
+  t.match(noType, { status: 400, body: { field: 'type' } });
+  const addr = await h.req('POST', `${base}/documents`, { key: 'sk_sandbox_a', form: docForm(IMG, { type: 'address_proof', side: 'front' }) });
+  t.match(addr, { status: 400, body: { code: 'ADDRESS_PROOF_NOT_IN_LEVEL' } });
+  const back = await h.req('POST', `${base}/documents`, { key: 'sk_sandbox_a', form: docForm(IMG, { type: 'driving_license', side: 'back', final: 'true' }) });
+  t.equal(back.status, 201);
+  t.equal((await h.req('GET', base, { key: 'sk_sandbox_a' })).body.session.status, 'pending', 'liveness still to do');
+  const noChallenge = await h.req('POST', `${base}/liveness`, { key: 'sk_sandbox_a', form: framesForm([FRAME]) });
+  t.match(noChallenge, { status: 409, body: { code: 'LIVENESS_CHALLENGE_REQUIRED' } });
+  const ch = await h.req('GET', `${base}/liveness-challenge`, { key: 'sk_sandbox_a' });
+  t.match(ch.body.challenge, { id: /^chl_/, type: 'head_turn' });
+  const tooMany = await h.req('POST', `${base}/liveness`, { key: 'sk_sandbox_a', form: framesForm(Array(11).fill(FRAME)) });
+  t.match(tooMany, { status: 400, body: { code: 'TOO_MANY_FILES' } });
+  const live = await h.req('POST', `${base}/liveness`, { key: 'sk_sandbox_a', form: framesForm([FRAME, FRAME], { challengeId: ch.body.challenge.id }) });
+  t.same(live.body, { liveness: { status: 'passed', score: 0.99 } });
+  const done = (await h.req('GET', base, { key: 'sk_sandbox_a' })).body.session;
+  t.match(done, { status: 'completed', liveness: { status: 'passed', score: 0.99 }, documents: [{ status: 'verified' }, { status: 'verified' }] });
+  t.same(h.events.types(), ['verification.completed']);
+  const late = await h.req('POST', `${base}/documents`, { key: 'sk_sandbox_a', form: docForm(IMG, { type: 'passport', side: 'front' }) });
+  t.match(late, { status: 409, body: { code: 'SESSION_NOT_PENDING', type: 'https://errors.test/kyc/conflict' } });
+});
+
+t.test('upload limits: 10 MB per document (413), multipart only', async (t) => {
+  const h = await serve(t);
+  const { session } = (await h.req('POST', '/v1/verifications', { key: 'sk_live_a', body: { level: 1 } })).body;
+  const path = `/v1/verifications/${session.id}/documents`;
+  const big = Buffer.alloc(10 * 1024 * 1024 + 1);
+  IMG.copy(big);
+  const r = await h.req('POST', path, { key: 'sk_live_a', form: docForm(big, { type: 'passport', side: 'front' }) });
+  t.equal(r.status, 413);
+  t.equal(r.body.code, 'FILE_TOO_LARGE');
+  const json = await h.req('POST', path, { key: 'sk_live_a', body: { type: 'passport' } });
+  t.match(json, { status: 400, body: { code: 'MULTIPART_REQUIRED' } });
+  const mrz = await h.req('POST', path, { key: 'sk_live_a', form: docForm(IMG, { type: 'passport', side: 'front', mrz: 'P<UTOERIKSSON' }) });
+  t.match(mrz, { status: 400, body: { code: 'MRZ_FORMAT', field: 'mrz' } });
+  const ok = await h.req('POST', path, { key: 'sk_live_a', form: docForm(IMG, { type: 'passport', side: 'front', final: 'true' }) });
+  t.equal(ok.status, 201);
+  t.equal((await h.req('GET', `/v1/verifications/${session.id}`, { key: 'sk_live_a' })).body.session.status, 'processing', 'final=true triggers processing');
+  t.same(h.events.events, [], 'live mode: no decision by itself');
+});
