@@ -7,7 +7,6 @@ COPY bin ./bin
 COPY node ./node
 COPY plugins ./plugins
 COPY bench ./bench
-COPY scripts ./scripts
 COPY genesis ./genesis
 RUN npm ci && npm prune --omit=dev
 
