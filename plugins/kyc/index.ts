@@ -24,6 +24,7 @@ import { IssuerDid } from './issuance/issuer-did.js';
 import { loadIssuerKey } from './issuance/issuer-key.js';
 import { Revoker } from './issuance/revocation.js';
 import { TxSender } from './issuance/tx-sender.js';
+import { KycMetrics } from './metrics.js';
 import { OfferStore } from './oid4vci/offers.js';
 import { Oid4vciServer } from './oid4vci/server.js';
 import type { KycBase } from './services.js';
@@ -39,8 +40,9 @@ import { KycWebhooks } from './webhooks/events.js';
  * The KYC service (seed 001 part A) on its own port (default 8083). Composition root: config →
  * store → mail, accounts, webhooks → the issuer (key, transactions, offers, credentials) →
  * sessions (image pool, decisions) → routes (/v1, the hosted page /v/s/<token>, OpenID4VCI) →
- * background work (webhook retries, issuance jobs, the issuer DID, the expiry sweeper).
- * Stopped in reverse order. Docs: docs/kyc.md.
+ * background work (webhook retries, issuance jobs, the issuer DID, the expiry sweeper) → the
+ * metrics' gauges (metrics.ts wraps what the parts are handed: events, issuance, the session and
+ * login routes). Stopped in reverse order. Docs: docs/kyc.md.
  */
 
 function version(): string {
@@ -85,7 +87,9 @@ export function createKyc(): Plugin {
       stops.push(() => mailer.stop());
       const accounts = await createAccounts(base, mailer);
       stops.push(() => accounts.accounts.drain());
+      const metrics = new KycMetrics(ctx.metrics);
       const webhooks = new KycWebhooks(base);
+      const events = metrics.countEvents(webhooks);
 
       const key = await loadIssuerKey(base.db, ctx.network, () => ctx.serviceKey());
       const tx = new TxSender(base, key);
@@ -94,22 +98,23 @@ export function createKyc(): Plugin {
       const images = createImageChecker({ threads: config.imageThreads });
       stops.push(() => images.close());
       const provider = config.verificationProvider ? new HttpVerificationProvider(config.verificationProvider) : undefined;
-      const sessions = new SessionService({ base, events: webhooks, issuance, orgs: accounts.accounts, images, ...(provider ? { provider } : {}) });
+      const timer = metrics.issuanceTimer(base.now);
+      const sessions = new SessionService({ base, events, issuance: timer.issuance(issuance), orgs: accounts.accounts, images, ...(provider ? { provider } : {}) });
       stops.push(() => sessions.idle());
-      issuance.setOutcomes(sessions);
+      issuance.setOutcomes(timer.outcomes(sessions));
       const issuerDid = new IssuerDid(base, key, tx, () => issuance.pendingJobs());
-      const revoker = new Revoker(base, key, tx, issuance.store, webhooks);
+      const revoker = new Revoker(base, key, tx, issuance.store, events);
 
       const router = createKycRouter(ctx.http, new KycAuthenticator({ tokens: accounts.tokens, accounts: accounts.accounts, apiKeys: accounts.apiKeys, operatorToken: config.operatorToken }), {
         errorsBase: config.errorsBase,
         log,
       });
       mountHealth({ router, issuer: issuerDid, mailer, decisions: provider ? 'provider' : config.operatorToken ? 'review-queue' : 'none', version: version(), now: base.now });
-      mountAuth(router, { accounts: accounts.accounts, providers: accounts.providers, publicUrl });
+      mountAuth(router, { accounts: metrics.countLoginFailures(accounts.accounts), providers: accounts.providers, publicUrl });
       mountApiKeys(router, { apiKeys: accounts.apiKeys });
       mountOperatorMail(router, { mailer });
       mountHostedApi(router, { sessions });
-      mountVerifications(router, { sessions });
+      mountVerifications(router, { sessions: metrics.countCreated(sessions) });
       mountCredentialRoutes({ router, revoker, findSession: (organizationId, id) =>
           sessions.resolve({ organizationId, id }).catch((err: unknown) => {
             if (isLedgerError(err) && err.code === 'SESSION_NOT_FOUND') return undefined;
@@ -141,6 +146,7 @@ export function createKyc(): Plugin {
       const sweeper = new Sweeper(sessions, { intervalMs: config.sweepIntervalMs, now: base.now, log });
       sweeper.start();
       stops.push(() => sweeper.stop());
+      stops.push(metrics.collect({ pendingJobs: () => issuance.pendingJobs(), issuerStatus: () => issuerDid.status() }));
       log.info({ issuer: key.did, origin: key.origin, mail: mailer.via, decisions: provider ? 'provider' : config.operatorToken ? 'review-queue' : 'none' }, 'kyc ready');
     },
     async stop() {
