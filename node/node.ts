@@ -29,6 +29,9 @@ import { resolveDid, RESOLUTION_CONTENT_TYPE } from './rpc/resolver.js';
 import { REVOCATION_LIST_PATH, revocationListCredential } from './rpc/revocation-lists.js';
 import { createRpcServer } from './rpc/server.js';
 import { ChainStore } from './state/chain-store.js';
+import { SCHEDULED_KINDS, tasksAt } from './execution/scheduled.js';
+import { ATTESTATION_WINDOW } from './protocol/params.js';
+import { formatCredentialId } from './protocol/credential-id.js';
 import { openDatabase } from './state/db.js';
 import { packageVersion } from './cli/package-root.js';
 import { crashPlanFromEnv, withCrashPoint } from './crash-points.js';
@@ -147,8 +150,10 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
       log,
       count: (result) => metrics.attestations.inc({ result }),
     });
-    if (config.attestation.auto) app.on('committed', (c: CommittedBlock) => attester.onCommitted(c));
-    else log.info('automatic attestation is off (attestation.auto = false): this validator attests only what its operator sends');
+    if (config.attestation.auto) {
+      app.on('committed', (c: CommittedBlock) => attester.onCommitted(c));
+      attester.resume(await pendingCredentialRequests(store));
+    } else log.info('automatic attestation is off (attestation.auto = false): this validator attests only what its operator sends');
     engine.on('fault', (err: unknown) => log.error({ err }, 'consensus fault'));
     engine.on('rejected', (e: { block: Block; error: unknown; from?: Uint8Array }) => {
       const err = e.error as { code?: string; kind?: string; message?: string; data?: unknown };
@@ -224,3 +229,15 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
   }
 }
 
+
+/** The credential requests whose attestation window is still open: their deadlines lie after the head. */
+async function pendingCredentialRequests(store: ChainStore): Promise<string[]> {
+  const head = store.head()?.height ?? 0;
+  const ids: string[] = [];
+  for (let h = head + 1; h <= head + ATTESTATION_WINDOW; h++) {
+    for (const task of await tasksAt(store.stateReader(), h)) {
+      if (task.kind === SCHEDULED_KINDS.credentialDeadline) ids.push(formatCredentialId(task.id));
+    }
+  }
+  return ids;
+}

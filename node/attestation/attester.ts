@@ -60,7 +60,20 @@ export class Attester {
 
   /** Attests the requests a committed block accepted; in order, one at a time, so nonces follow each other. */
   onCommitted(c: CommittedBlock): void {
-    const ids = c.receipts.flatMap((r) => r.events.flatMap((e) => (e.type === 'CredentialRequested' ? [e.id] : [])));
+    this.enqueue(c.receipts.flatMap((r) => r.events.flatMap((e) => (e.type === 'CredentialRequested' ? [e.id] : []))));
+  }
+
+  /**
+   * Attests the requests still pending (`ids`: those whose deadline has not passed) that this
+   * validator owes and has not attested on chain. Run at start: attestations queued before a
+   * crash lived only in memory (the queue, the mempool), and the blocks that accepted those
+   * requests will not be seen again.
+   */
+  resume(ids: readonly string[]): void {
+    this.enqueue(ids);
+  }
+
+  private enqueue(ids: readonly string[]): void {
     for (const id of ids) {
       this.queue = this.queue
         .then(() => this.attest(id))

@@ -1,7 +1,7 @@
 import { invalid } from '../errors.js';
 import { ByteReader, ByteWriter, concatBytes } from '../protocol/bytes.js';
 import { STATE_PREFIX } from '../protocol/records.js';
-import type { StateOverlay } from './overlay.js';
+import type { StateOverlay, StateReader } from './overlay.js';
 
 /**
  * Work that execution owes at the end of a given height: a credential request's deadline, a
@@ -67,4 +67,10 @@ export async function takeTasks(state: StateOverlay, height: number): Promise<Sc
   if (!bytes) return [];
   state.delete(key);
   return decodeTasks(bytes);
+}
+
+/** The tasks due at `height`, read without taking them (for the node's own bookkeeping, not execution). */
+export async function tasksAt(state: StateReader, height: number): Promise<ScheduledTask[]> {
+  const bytes = await state.get(scheduledKey(height));
+  return bytes ? decodeTasks(bytes) : [];
 }

@@ -142,6 +142,7 @@ export function createKyc(): Plugin {
       stops.push(() => issuance.stop());
       issuerDid.start();
       stops.push(() => issuerDid.stop());
+      await sessions.resumeEvents();
       await sessions.resumeIssuance();
       const sweeper = new Sweeper(sessions, { intervalMs: config.sweepIntervalMs, now: base.now, log });
       sweeper.start();

@@ -105,10 +105,10 @@ export class KycMetrics {
    */
   countEvents(sink: EventSink): EventSink {
     return {
-      emit: async (organizationId, type, data) => {
+      emit: async (organizationId, type, data, event) => {
         const outcome = OUTCOME_OF_EVENT[type];
         try {
-          await sink.emit(organizationId, type, data);
+          await sink.emit(organizationId, type, data, event);
           this.events.inc({ type });
         } finally {
           if (outcome) this.sessionOutcomes.inc({ status: outcome });

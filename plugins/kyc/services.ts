@@ -31,9 +31,18 @@ export interface KycBase {
   now(): number;
 }
 
+/** An event's identity, when the caller fixed it in advance: the same event queued again keeps its id. */
+export interface EventIdentity {
+  /** `evt_…` */
+  id: string;
+  /** ISO 8601 */
+  createdAt: string;
+}
+
 /** Sends an event to the organization's enabled endpoints that subscribe to it (webhooks/). */
 export interface EventSink {
-  emit(organizationId: string, type: KycEvent, data: Record<string, unknown>): Promise<void>;
+  /** `event`: the id and time to send it with (default: a new id, now) */
+  emit(organizationId: string, type: KycEvent, data: Record<string, unknown>, event?: EventIdentity): Promise<void>;
 }
 
 /** Reads organizations (accounts/). */

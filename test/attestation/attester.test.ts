@@ -81,3 +81,27 @@ t.test('the attester sends one signed attestation per new request, with consecut
   t.same(sent.map((tx) => tx.nonce), [5n, 6n]);
   t.ok(sent.every((tx) => tx.payload.kind === 'CredentialAttest' && verifyTransactionSignature('chain', tx)));
 });
+
+t.test('resume attests the pending requests this validator still owes, and only those', async (t) => {
+  const sent: Transaction[] = [];
+  const mine = { validator: self.address, vrfProof: new Uint8Array(80), signature: new Uint8Array(64) };
+  const records = new Map([
+    ['01', { ...request, id: new Uint8Array(16).fill(1) }],
+    ['02', { ...request, id: new Uint8Array(16).fill(2), attestations: [mine] }],
+    ['03', { ...request, id: new Uint8Array(16).fill(3), status: 'registered' } as CredentialRecord],
+  ]);
+  const attester = new Attester({
+    chainId: 'chain',
+    seed: me.seed,
+    publicKey: me.publicKey,
+    credential: async (id) => records.get(toHex(id.subarray(0, 1))),
+    validatorSet: async () => set(4),
+    nextNonce: async () => BigInt(sent.length),
+    submit: async (tx) => void sent.push(tx),
+    log: createLogger({ level: 'silent' }),
+  });
+  attester.resume([1, 2, 3].map((n) => formatCredentialId(new Uint8Array(16).fill(n))));
+  await attester.idle();
+  t.equal(sent.length, 1, 'one attestation: the others are attested already or no longer pending');
+  t.same(sent[0]!.payload.kind === 'CredentialAttest' && Array.from(sent[0]!.payload.credentialId), Array.from(new Uint8Array(16).fill(1)));
+});

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { StateOverlay } from '../../node/execution/overlay.js';
-import { MAX_TASKS_PER_HEIGHT, SCHEDULED_KINDS, scheduleTask, takeTasks, taskCount } from '../../node/execution/scheduled.js';
+import { MAX_TASKS_PER_HEIGHT, SCHEDULED_KINDS, scheduleTask, takeTasks, taskCount, tasksAt } from '../../node/execution/scheduled.js';
 
 const empty = { get: async () => undefined };
 
@@ -40,4 +40,12 @@ t.test('a height holds at most MAX_TASKS_PER_HEIGHT tasks', async (t) => {
   t.equal(await taskCount(s, 5), MAX_TASKS_PER_HEIGHT);
   await t.rejects(scheduleTask(s, 5, { kind: SCHEDULED_KINDS.recoveryDue, id: Uint8Array.of(1) }), { code: 'SCHEDULE_FULL' });
   t.equal((await takeTasks(s, 5)).length, MAX_TASKS_PER_HEIGHT);
+});
+
+t.test('tasksAt reads a height\'s tasks and leaves them in place', async (t) => {
+  const s = new StateOverlay(empty);
+  await scheduleTask(s, 3, { kind: SCHEDULED_KINDS.credentialDeadline, id: Uint8Array.of(9) });
+  t.same((await tasksAt(s, 3)).map((d) => Array.from(d.id)), [[9]]);
+  t.same((await tasksAt(s, 3)).length, 1, 'still there');
+  t.same(await tasksAt(s, 4), []);
 });

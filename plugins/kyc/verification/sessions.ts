@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { LedgerError } from '../../../node/errors.js';
 import { HttpProblem } from '../../common/http/problems.js';
 import { KeyedSerial } from '../../common/http/router.js';
+import { newEventId } from '../../common/webhooks/ids.js';
 import type { CredentialIssuance, EventSink, IssuedCredential, KycBase, OrganizationDirectory, SessionOutcomes } from '../services.js';
 import type { ApiKeyMode, DocumentSide, SandboxOutcome, SessionStatus, VerificationSession } from '../types.js';
 import type { ImageChecker } from './checks/image.js';
@@ -9,13 +10,18 @@ import { parseMrz } from './checks/mrz.js';
 import { reviewQueueProvider, type ProviderDocument, type VerificationProvider } from './provider.js';
 import { liveLiveness, outcomeOf, sandboxLiveness } from './sandbox.js';
 import { transition, type Effect, type SessionEvent, type StoredDocument, type StoredSession, type UploadType } from './states.js';
-import { hashToken, newSessionToken, SessionStore, TOKEN_PATTERN } from './store.js';
+import { hashToken, newSessionToken, pendingEventKey, SessionStore, TOKEN_PATTERN, type PendingEvent } from './store.js';
 import { documentView, hostedView, listView, reviewView, sessionView } from './views.js';
 
 /**
  * Verification sessions: creation, reads, uploads, liveness, decisions, expiry and the issuer's
  * answer. Every change runs under the session's lock (read, transition, one batch write), then
  * its effects run in order: events, the credential request, the provider's decision.
+ *
+ * The events a change owes are written in its batch (`ver-events`, with their ids) and deleted
+ * once the webhooks part has queued them, so a crash between the two loses none: the next start
+ * queues what is left, with the same ids (resumeEvents). The credential request needs no such
+ * record: `ver-issuing` is its record (resumeIssuance).
  */
 
 export interface CreateInput {
@@ -230,6 +236,13 @@ export class SessionService implements SessionOutcomes {
     await this.change(sessionId, { type: 'credential', credential });
   }
 
+  /** At start: queues the events of changes stored before a crash that kept them from being queued, with their ids. */
+  async resumeEvents(): Promise<number> {
+    const pending = await this.store.pendingEvents();
+    for (const e of pending) await this.queueEvent(e);
+    return pending.length;
+  }
+
   /** At start: asks the issuer again for every decided pass still waiting (requestCredential is idempotent per session). */
   async resumeIssuance(): Promise<number> {
     const ids = await this.store.issuingIds();
@@ -247,22 +260,38 @@ export class SessionService implements SessionOutcomes {
 
   /** Read, transition, write and run the effects, under the session's lock. */
   private async change(sessionId: string, event: SessionEvent, extra?: Parameters<SessionStore['write']>[2], at = this.base.now()): Promise<StoredSession> {
-    const { session, effects } = await this.serial.run(sessionId, async () => {
+    const { session, effects, events } = await this.serial.run(sessionId, async () => {
       const prev = await this.store.get(sessionId);
       if (!prev) throw notFound();
       const t = transition(prev, event, { at, reviewTtlMs: this.base.config.reviewTtlSeconds * 1000, network: this.base.network });
       if (!t.ok) throw refused(t);
-      await this.store.write(prev, t.session, extra);
-      return t;
+      const createdAt = this.iso();
+      const events = t.effects.flatMap((e) => (e.type === 'emit' ? [e] : [])).map((e, n): PendingEvent => {
+        const id = newEventId();
+        return { key: pendingEventKey(createdAt, sessionId, n, id), id, createdAt, organizationId: t.session.organizationId, sessionId, type: e.event, data: e.data };
+      });
+      await this.store.write(prev, t.session, extra, events);
+      return { ...t, events };
     });
-    await this.run(session, effects);
+    await this.run(session, effects, events);
     return session;
   }
 
-  private async run(s: StoredSession, effects: Effect[]): Promise<void> {
+  /** Hands a stored event to the webhooks part; once it is queued there, it is no longer owed. */
+  private async queueEvent(e: PendingEvent): Promise<void> {
+    try {
+      await this.deps.events.emit(e.organizationId, e.type, e.data, { id: e.id, createdAt: e.createdAt });
+      await this.store.eventQueued(e);
+    } catch (err) {
+      this.base.log.error({ err, session: e.sessionId, event: e.type }, 'verification event not queued; it is queued again at the next start');
+    }
+  }
+
+  private async run(s: StoredSession, effects: Effect[], events: PendingEvent[]): Promise<void> {
+    let next = 0;
     for (const e of effects) {
       if (e.type === 'emit') {
-        await this.deps.events.emit(s.organizationId, e.event, e.data).catch((err: unknown) => this.base.log.error({ err, session: s.id, event: e.event }, 'verification event not recorded'));
+        await this.queueEvent(events[next++]!);
       } else if (e.type === 'request_credential') {
         // on failure the session stays in ver-issuing and resumeIssuance asks again at the next start
         await this.deps.issuance.requestCredential(contract(s)).catch((err: unknown) => this.base.log.error({ err, session: s.id }, 'credential request failed; retried at the next start'));

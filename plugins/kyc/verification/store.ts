@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { key, prefix, timeKey, type Batch, type KycDb, type Table } from '../store/tables.js';
-import type { LivenessChallenge, SessionStatus } from '../types.js';
+import type { KycEvent, LivenessChallenge, SessionStatus } from '../types.js';
 import { awaitingDecision, type StoredSession } from './states.js';
 
 /**
@@ -15,6 +15,8 @@ import { awaitingDecision, type StoredSession } from './states.js';
  *   ver-issuing     id -> id, while a decided pass waits for its credential (resumed at start)
  *   ver-images      session, doc|frame, id[, n] -> the uploaded bytes
  *   ver-challenges  session -> its live liveness challenge
+ *   ver-events      time, session, n, event id -> an event of a change, written with the change and deleted
+ *                   once the webhooks part has queued it; what a crash left is queued at start
  */
 
 export interface ListRow {
@@ -30,6 +32,21 @@ export interface ListRow {
 export interface StoredChallenge extends LivenessChallenge {
   sessionId: string;
 }
+
+/** An event a change owes, with the id and time it is sent with, however often it is queued. */
+export interface PendingEvent {
+  /** its key in `ver-events` */
+  key: string;
+  id: string;
+  createdAt: string;
+  organizationId: string;
+  sessionId: string;
+  type: KycEvent;
+  data: Record<string, unknown>;
+}
+
+/** The `ver-events` key of a change's n-th event: in the order of the changes, then of their events. */
+export const pendingEventKey = (createdAt: string, sessionId: string, n: number, id: string): string => key(timeKey(Date.parse(createdAt)), sessionId, String(n).padStart(4, '0'), id);
 
 const TOKEN_PREFIX = 'sess_tok_';
 export const TOKEN_PATTERN = /^sess_tok_[A-Za-z0-9_-]{43}$/;
@@ -63,6 +80,7 @@ export class SessionStore {
   private readonly issuingIdx: Table<string>;
   private readonly images: Table<Uint8Array>;
   private readonly challenges: Table<StoredChallenge>;
+  private readonly events: Table<PendingEvent>;
 
   constructor(private readonly db: KycDb) {
     this.sessions = db.json('ver-sessions');
@@ -73,6 +91,7 @@ export class SessionStore {
     this.issuingIdx = db.json('ver-issuing');
     this.images = db.bytes('ver-images');
     this.challenges = db.json('ver-challenges');
+    this.events = db.json('ver-events');
   }
 
   get(id: string): Promise<StoredSession | undefined> {
@@ -93,10 +112,15 @@ export class SessionStore {
   }
 
   /**
-   * Writes `next` (new when `prev` is undefined) with its indexes, and whatever `extra` adds to
-   * the same batch (images, challenges).
+   * Writes `next` (new when `prev` is undefined) with its indexes, the events the change owes,
+   * and whatever `extra` adds to the same batch (images, challenges).
    */
-  async write(prev: StoredSession | undefined, next: StoredSession, extra?: (b: Batch, t: { images: Table<Uint8Array>; challenges: Table<StoredChallenge> }) => void): Promise<void> {
+  async write(
+    prev: StoredSession | undefined,
+    next: StoredSession,
+    extra?: (b: Batch, t: { images: Table<Uint8Array>; challenges: Table<StoredChallenge> }) => void,
+    events: readonly PendingEvent[] = [],
+  ): Promise<void> {
     const b = this.db.batch();
     b.put(this.sessions, next.id, next);
     b.put(this.byOrg, key(next.organizationId, timeKey(Date.parse(next.createdAt)), next.id), row(next));
@@ -114,7 +138,20 @@ export class SessionStore {
     // a challenge lives only while the session can still take liveness frames
     if (next.status !== 'pending' && prev?.status === 'pending') b.del(this.challenges, next.id);
     extra?.(b, { images: this.images, challenges: this.challenges });
+    for (const e of events) b.put(this.events, e.key, e);
     await b.write();
+  }
+
+  /** The events owed by changes whose events were not queued yet (a crash in between), oldest first. */
+  async pendingEvents(): Promise<PendingEvent[]> {
+    const out: PendingEvent[] = [];
+    for await (const [, e] of this.events.entries()) out.push(e);
+    return out;
+  }
+
+  /** The webhooks part has queued the event: it is no longer owed. */
+  eventQueued(e: PendingEvent): Promise<void> {
+    return this.events.del(e.key);
   }
 
   async putChallenge(c: StoredChallenge): Promise<void> {

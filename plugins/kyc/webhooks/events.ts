@@ -4,7 +4,7 @@ import { newEventId } from '../../common/webhooks/ids.js';
 import { WebhookOutbox, type SendNowResult } from '../../common/webhooks/outbox.js';
 import type { DeliveryRecord, DeliveryStatus } from '../../common/webhooks/store.js';
 import type { WebhookEvent } from '../../common/webhooks/event.js';
-import type { EventSink, KycBase } from '../services.js';
+import type { EventIdentity, EventSink, KycBase } from '../services.js';
 import { KYC_EVENTS, type KycEvent, type WebhookEndpointRecord } from '../types.js';
 import { WebhookEndpoints } from './endpoints.js';
 import { checkEventData, sampleData } from './payloads.js';
@@ -73,13 +73,15 @@ export class KycWebhooks implements EventSink {
    * Queues one event for every subscribed endpoint; resolves once each is durably queued.
    * Data that does not have exactly the type's fields is a bug and throws. An endpoint that
    * cannot take the event (its URL no longer allowed) is logged and does not stop the others.
+   * `identity` (an event queued again after a restart) keeps its id and time, so receivers
+   * deduplicate it like any repeated delivery.
    */
-  async emit(organizationId: string, type: KycEvent, data: Record<string, unknown>): Promise<void> {
+  async emit(organizationId: string, type: KycEvent, data: Record<string, unknown>, identity?: EventIdentity): Promise<void> {
     if (!KYC_EVENTS.includes(type)) throw new LedgerError('KYC_EVENT_UNKNOWN', `unknown event type ${String(type).slice(0, 60)}`, 'internal');
     checkEventData(type, data);
     const targets = await this.endpoints.subscribers(organizationId, type);
     if (targets.length === 0) return;
-    const event: WebhookEvent = { id: newEventId(), type, createdAt: new Date(this.now()).toISOString(), data };
+    const event: WebhookEvent = { id: identity?.id ?? newEventId(), type, createdAt: identity?.createdAt ?? new Date(this.now()).toISOString(), data };
     for (const endpoint of targets) {
       try {
         await this.outbox.enqueue({ id: endpoint.id, url: endpoint.url, secret: endpoint.secret }, event, { tenant: organizationId });

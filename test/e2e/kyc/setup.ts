@@ -18,13 +18,20 @@ export interface KycNode {
   restart(opts?: { kill9?: boolean }): Promise<void>;
 }
 
-export async function startKycNode(t: { teardown(fn: () => unknown): void }, kycOptions: Record<string, unknown> = {}): Promise<KycNode> {
+export interface KycNodeOptions {
+  /** the plugin's port, the same at every restart (pick it with freePortRange); default 0: any free port, a new one each start */
+  kycPort?: number;
+  /** node settings besides the plugin's, written to config.json (e.g. `consensus`) */
+  node?: Record<string, unknown>;
+}
+
+export async function startKycNode(t: { teardown(fn: () => unknown): void }, kycOptions: Record<string, unknown> = {}, o: KycNodeOptions = {}): Promise<KycNode> {
   const dir = await tempDataDir(t);
   const init = await runCli(['init', '--data-dir', dir]);
   if (init.code !== 0) throw new Error(`ledger init failed: ${init.stderr}`);
   const kycSection = { enabled: true, operatorToken: OPERATOR_TOKEN, webhooks: { retryOffsetsSeconds: [0, 0.5, 1, 1.5, 2, 2.5] }, ...kycOptions };
-  await writeFile(join(dir, 'config.json'), JSON.stringify({ plugins: { kyc: kycSection } }, null, 2));
-  const start = () => startNodeProcess(t, dir, { plugins: { kyc: 0 }, logLevel: 'warn' });
+  await writeFile(join(dir, 'config.json'), JSON.stringify({ ...o.node, plugins: { kyc: kycSection } }, null, 2));
+  const start = () => startNodeProcess(t, dir, { plugins: { kyc: o.kycPort ?? 0 }, logLevel: 'warn' });
   const out: KycNode = {
     dir,
     node: await start(),

@@ -16,7 +16,7 @@ import { mountVerifications } from '../../../../plugins/kyc/http/routes/verifica
 import type { CredentialIssuance, EventSink, IssuedCredential, KycBase, OrganizationDirectory } from '../../../../plugins/kyc/services.js';
 import { KycDb } from '../../../../plugins/kyc/store/tables.js';
 import type { KycEvent, Organization, VerificationSession } from '../../../../plugins/kyc/types.js';
-import { createImageChecker } from '../../../../plugins/kyc/verification/checks/image.js';
+import { createImageChecker, type ImageChecker } from '../../../../plugins/kyc/verification/checks/image.js';
 import type { VerificationProvider } from '../../../../plugins/kyc/verification/provider.js';
 import { ReviewQueue } from '../../../../plugins/kyc/verification/review.js';
 import { SessionService } from '../../../../plugins/kyc/verification/sessions.js';
@@ -95,6 +95,8 @@ export interface Setup {
   issuance: RecordingIssuance;
   sessions: SessionService;
   review: ReviewQueue;
+  /** the image checks, for another SessionService over the same store (a restart) */
+  images: ImageChecker;
 }
 
 /** The chain is not read by the sessions; any use of it fails the test loudly. */
@@ -126,7 +128,7 @@ export async function setup(t: Test, opts: { config?: Record<string, unknown>; p
   const issuance = new RecordingIssuance();
   const sessions = new SessionService({ base, events, issuance, orgs: new Orgs(), images, ...(opts.provider ? { provider: opts.provider } : {}) });
   t.teardown(() => sessions.idle());
-  return { base, clock, events, issuance, sessions, review: new ReviewQueue(sessions) };
+  return { base, clock, events, issuance, sessions, review: new ReviewQueue(sessions), images };
 }
 
 /** Accepts the fixed API keys of KEYS (x-api-key) and the operator token (Bearer). */

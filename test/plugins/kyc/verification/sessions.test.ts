@@ -1,11 +1,12 @@
 import t from 'tap';
 import { LedgerError } from '../../../../node/errors.js';
 import { HttpProblem } from '../../../../plugins/common/http/problems.js';
-import type { KycBase } from '../../../../plugins/kyc/services.js';
-import { CHALLENGE_TTL_MS, type Caller, type CreateInput } from '../../../../plugins/kyc/verification/sessions.js';
+import type { EventSink, KycBase } from '../../../../plugins/kyc/services.js';
+import type { KycEvent } from '../../../../plugins/kyc/types.js';
+import { CHALLENGE_TTL_MS, SessionService, type Caller, type CreateInput } from '../../../../plugins/kyc/verification/sessions.js';
 import type { StoredSession } from '../../../../plugins/kyc/verification/states.js';
 import { hashToken } from '../../../../plugins/kyc/verification/store.js';
-import { issued, jpegImage, LEDGER_DID, ORG_A, ORG_B, setup } from './harness.js';
+import { issued, jpegImage, LEDGER_DID, ORG_A, ORG_B, Orgs, setup } from './harness.js';
 
 const LIVE_A: Caller = { organizationId: ORG_A, apiKey: { id: 'key_live_a', mode: 'live' } };
 const SANDBOX_A: Caller = { organizationId: ORG_A, apiKey: { id: 'key_sb_a', mode: 'sandbox' } };
@@ -206,6 +207,59 @@ t.test('liveness: a live challenge is needed; sandbox and live results', async (
   t.same(events.types(), ['verification.completed', 'verification.failed']);
   t.match(events.events[1]!.data, { reason: 'face_mismatch', outcome: 'fail', status: 'failed' });
   t.same(await consistent(base), []);
+});
+
+t.test('a crash between a change and the queueing of its events loses none; queued again, they keep their ids', async (t) => {
+  const { base, clock, issuance, images, sessions: first } = await setup(t);
+  type Sent = { organizationId: string; type: KycEvent; data: Record<string, unknown>; id: string; createdAt: string };
+  /** a webhooks part that records what it queues, and optionally dies right after (before the caller hears back) */
+  const sink = (dies: boolean) => {
+    const sent: Sent[] = [];
+    const events: EventSink = {
+      async emit(organizationId, type, data, event) {
+        if (!event) throw new Error('a session event comes with its id');
+        sent.push({ organizationId, type, data, ...event });
+        if (dies) throw new Error('the process died here');
+      },
+    };
+    return { sent, events };
+  };
+  const restart = (events: EventSink) => new SessionService({ base, events, issuance, orgs: new Orgs(), images });
+
+  // the process dies after each change is stored, before the webhooks part queues its events
+  const dying = sink(true);
+  const sessions = restart(dying.events);
+  const pass = (await sessions.create(LIVE_A, input({ subjectDid: LEDGER_DID }))).session.id as string;
+  await sessions.uploadDocument({ organizationId: ORG_A, id: pass }, { type: 'passport', side: 'front', final: true, file: IMG });
+  await sessions.decide(pass, { outcome: 'pass' });
+  await sessions.credentialIssued(pass, issued(LEDGER_DID));
+  clock.now += 1000;
+  const fail = (await sessions.create(SANDBOX_A, input({ sandbox: true, sandboxOutcome: 'fail' }))).session.id as string;
+  await sessions.uploadDocument({ organizationId: ORG_A, id: fail }, { type: 'passport', side: 'front', final: true, file: IMG });
+  t.equal((await sessions.get(ORG_A, pass)).status, 'completed', 'the changes are stored');
+  t.equal((await sessions.get(ORG_A, fail)).status, 'failed');
+  // after a restart the issuer reports the credential again: the session is already completed
+  await sessions.credentialIssued(pass, issued(LEDGER_DID));
+  t.same(dying.sent.map((e) => e.type), ['verification.completed', 'credential.issued', 'verification.failed'], 'each event was tried once');
+
+  // the next start: the events are queued again, in order, with the ids they were stored with
+  const again = sink(true);
+  t.equal(await restart(again.events).resumeEvents(), 3);
+  t.same(again.sent, dying.sent, 'same events, ids, times and data');
+  const ok = sink(false);
+  t.equal(await restart(ok.events).resumeEvents(), 3, 'queued, then died before the record was dropped: still owed');
+  t.same(ok.sent, dying.sent);
+  t.match(ok.sent, [
+    { organizationId: ORG_A, type: 'verification.completed', id: /^evt_[0-9a-f]{24}$/, data: { verificationId: pass, credentialId: issued(LEDGER_DID).credentialId } },
+    { type: 'credential.issued', data: { credentialId: issued(LEDGER_DID).credentialId, txHash: issued(LEDGER_DID).txHash } },
+    { type: 'verification.failed', data: { verificationId: fail, reason: 'face_mismatch' } },
+  ]);
+  t.equal(await restart(sink(false).events).resumeEvents(), 0, 'once queued, nothing is owed');
+
+  // in a run without a crash, nothing is left behind
+  const p2 = (await first.create(SANDBOX_A, input({ sandbox: true, sandboxOutcome: 'fail' }))).session.id as string;
+  await first.uploadDocument({ organizationId: ORG_A, id: p2 }, { type: 'passport', side: 'front', final: true, file: IMG });
+  t.equal(await first.resumeEvents(), 0);
 });
 
 t.test('sandbox outcomes: document_rejected at the final upload, timeout expires', async (t) => {

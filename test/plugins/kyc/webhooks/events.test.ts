@@ -42,6 +42,19 @@ t.test('one event, one id, to every enabled endpoint of the organization that su
   t.equal(rx.received.length, 2, 'no endpoint subscribes to credential.revoked');
 });
 
+t.test('an event queued again with its identity keeps its id and time', async (t) => {
+  const p = await part(t);
+  const rx = await receiver(t);
+  const a = await p.webhooks.endpoints.create(ORG, { url: rx.url });
+  rx.secrets.push(a.secret);
+  const identity = { id: 'evt_0123456789abcdef01234567', createdAt: '2026-03-01T10:00:00.000Z' };
+  await p.webhooks.emit(ORG, 'verification.completed', completed(), identity);
+  await p.webhooks.emit(ORG, 'verification.completed', completed(), identity);
+  await until(() => rx.received.length === 2, 5000, 'two deliveries');
+  t.same(rx.received.map((r) => [r.json.id, r.json.createdAt]), [[identity.id, identity.createdAt], [identity.id, identity.createdAt]]);
+  t.equal(rx.received[0]!.body.toString('utf8'), rx.received[1]!.body.toString('utf8'), 'the same body: a receiver deduplicates it on the id');
+});
+
 t.test('data that is not the seed\'s fields for the type is refused', async (t) => {
   const p = await part(t);
   await t.rejects(p.webhooks.emit(ORG, 'verification.completed', { verificationId: 'ver_1' }), { code: 'KYC_EVENT_DATA_INVALID' });

@@ -1,7 +1,8 @@
 import { Secret, TOTP } from 'otpauth';
 import t from 'tap';
 import { FORGOT_MESSAGE, LOGIN_PER_ADDRESS } from '../../../../../plugins/kyc/accounts/index.js';
-import { harness, isProblem, OPERATOR_TOKEN, uniqueEmail, type Harness } from '../../accounts/harness.js';
+import { providerLogin } from '../../../common/auth/provider-login.js';
+import { harness, isProblem, OPERATOR_TOKEN, uniqueEmail } from '../../accounts/harness.js';
 
 const PASSWORD = 'correct horse battery';
 const code = (secret: string, at: number) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: at });
@@ -192,38 +193,9 @@ t.test('the operator mail route answers 503 without an operator token', async (t
   isProblem(t, await h.req('GET', '/v1/operator/mail', { token: OPERATOR_TOKEN }), 503, 'not-configured');
 });
 
-/** A browser at the provider: follows its redirects with its cookies until it is sent to `stopAt`. */
-async function browse(start: string, stopAt: string): Promise<string> {
-  const jar = new Map<string, string>();
-  let url = start;
-  for (let hop = 0; hop < 12; hop++) {
-    if (url.startsWith(stopAt)) return url;
-    const res = await fetch(url, { redirect: 'manual', headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair = ''] = c.split(';');
-      const eq = pair.indexOf('=');
-      const value = pair.slice(eq + 1).trim();
-      if (value === '' || /max-age=0/i.test(c)) jar.delete(pair.slice(0, eq).trim());
-      else jar.set(pair.slice(0, eq).trim(), value);
-    }
-    const location = res.headers.get('location');
-    await res.body?.cancel();
-    if (!location) throw new Error(`the provider stopped at ${url} with ${res.status}`);
-    url = new URL(location, url).href;
-  }
-  throw new Error('too many redirects');
-}
-
-async function providerLogin(h: Harness, query = ''): Promise<{ authUrl: URL; callback: string }> {
-  const start = await h.req('GET', `/v1/auth/test${query}`);
-  if (start.status !== 302) throw new Error(`start answered ${start.status} ${JSON.stringify(start.body)}`);
-  const authUrl = new URL(start.headers.get('location')!);
-  return { authUrl, callback: await browse(authUrl.href, `${h.url}/v1/auth/test/callback`) };
-}
-
 t.test('provider login: authorization code with PKCE, state and nonce, end to end', async (t) => {
   const h = await harness(t, { oidc: true });
-  const { authUrl, callback } = await providerLogin(h, `?redirectUrl=${encodeURIComponent(`${h.url}/app/home?x=1`)}`);
+  const { authUrl, callback } = await providerLogin(h.url, `?redirectUrl=${encodeURIComponent(`${h.url}/app/home?x=1`)}`);
   t.equal(authUrl.origin, h.oidc!.issuer);
   t.equal(authUrl.searchParams.get('code_challenge_method'), 'S256');
   t.match(authUrl.searchParams.get('code_challenge'), /^[\w-]{43}$/);
@@ -245,7 +217,7 @@ t.test('provider login: authorization code with PKCE, state and nonce, end to en
   isProblem(t, await h.req('GET', callback.slice(h.url.length)), 400, 'validation', 'LOGIN_STATE_INVALID');
 
   // the same (issuer, sub) again: the same account; no redirect asked: JSON
-  const again = await providerLogin(h);
+  const again = await providerLogin(h.url);
   const json = await h.req('GET', again.callback.slice(h.url.length));
   t.equal(json.status, 200);
   t.same(Object.keys(json.body).sort(), ['token', 'user']);
@@ -264,12 +236,12 @@ t.test('provider login refuses what it must', async (t) => {
   isProblem(t, await h.req('GET', '/v1/auth/test?other=1'), 400, 'validation');
   isProblem(t, await h.req('GET', '/v1/auth/test/callback?code=abc&state=0000000000000.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'), 400, 'validation', 'LOGIN_STATE_INVALID');
 
-  const { callback } = await providerLogin(h);
+  const { callback } = await providerLogin(h.url);
   const u = new URL(callback);
   u.searchParams.set('code', 'forged-code');
   isProblem(t, await h.req('GET', `${u.pathname}${u.search}`), 401, 'unauthorized', 'PROVIDER_LOGIN_FAILED');
 
-  const late = await providerLogin(h);
+  const late = await providerLogin(h.url);
   h.clock.now += 11 * 60_000;
   const res = await h.req('GET', late.callback.slice(h.url.length));
   isProblem(t, res, 400, 'validation', 'LOGIN_STATE_INVALID');
