@@ -55,6 +55,21 @@ t.test('in a large set, the VRF decides, and the decision matches the sortition 
   t.ok(selected > 0 && selected < 40, `selected for ${selected} of 40 seeds at p = 0.21`);
 });
 
+/** An attester of validator `me` in a set of 4, over `records` (keyed by the id's first byte), sending into `sent`. */
+function attesterOver(records: Map<string, CredentialRecord>, sent: Transaction[], firstNonce: bigint, count?: (r: string) => void): Attester {
+  return new Attester({
+    chainId: 'chain',
+    seed: me.seed,
+    publicKey: me.publicKey,
+    credential: async (id) => records.get(toHex(id.subarray(0, 1))),
+    validatorSet: async () => set(4),
+    nextNonce: async () => firstNonce + BigInt(sent.length),
+    submit: async (tx) => void sent.push(tx),
+    log: createLogger({ level: 'silent' }),
+    ...(count ? { count } : {}),
+  });
+}
+
 t.test('the attester sends one signed attestation per new request, with consecutive nonces, and counts outcomes', async (t) => {
   const sent: Transaction[] = [];
   const counts: string[] = [];
@@ -63,17 +78,7 @@ t.test('the attester sends one signed attestation per new request, with consecut
     ['02', { ...request, id: new Uint8Array(16).fill(2) }],
     ['03', { ...request, id: new Uint8Array(16).fill(3), status: 'expired' } as CredentialRecord],
   ]);
-  const attester = new Attester({
-    chainId: 'chain',
-    seed: me.seed,
-    publicKey: me.publicKey,
-    credential: async (id) => records.get(toHex(id.subarray(0, 1))),
-    validatorSet: async () => set(4),
-    nextNonce: async () => 5n + BigInt(sent.length),
-    submit: async (tx) => void sent.push(tx),
-    log: createLogger({ level: 'silent' }),
-    count: (r) => counts.push(r),
-  });
+  const attester = attesterOver(records, sent, 5n, (r) => counts.push(r));
   const event = (n: number) => ({ type: 'CredentialRequested' as const, id: formatCredentialId(new Uint8Array(16).fill(n)), issuer: 'i', subject: 's', deadline_height: 9 });
   attester.onCommitted({ block: {} as CommittedBlock['block'], seq: 1, receipts: [{ events: [event(1), event(3)] }, { events: [{ type: 'DidCreated', did: 'd' }, event(2)] }] as unknown as CommittedBlock['receipts'] });
   await attester.idle();
@@ -90,16 +95,7 @@ t.test('resume attests the pending requests this validator still owes, and only 
     ['02', { ...request, id: new Uint8Array(16).fill(2), attestations: [mine] }],
     ['03', { ...request, id: new Uint8Array(16).fill(3), status: 'registered' } as CredentialRecord],
   ]);
-  const attester = new Attester({
-    chainId: 'chain',
-    seed: me.seed,
-    publicKey: me.publicKey,
-    credential: async (id) => records.get(toHex(id.subarray(0, 1))),
-    validatorSet: async () => set(4),
-    nextNonce: async () => BigInt(sent.length),
-    submit: async (tx) => void sent.push(tx),
-    log: createLogger({ level: 'silent' }),
-  });
+  const attester = attesterOver(records, sent, 0n);
   attester.resume([1, 2, 3].map((n) => formatCredentialId(new Uint8Array(16).fill(n))));
   await attester.idle();
   t.equal(sent.length, 1, 'one attestation: the others are attested already or no longer pending');
