@@ -10,26 +10,29 @@
  * Reported: sessions completed per second of wall time, and the latency from creation to
  * `credential.issued` (p50, p90, p99, max), with the machine and its load.
  *
- *   npm run bench:kyc -- [--sessions 200] [--concurrency 20]
+ *   npm run bench:kyc -- [--sessions 200] [--concurrency 20] [--image-threads N]
+ *   npm run bench:kyc -- --profile /tmp/kyc-prof     (V8 CPU profile of the node, summarized)
  *
  * Prints a table and writes bench/results/kyc.json. Figures are reported, never asserted.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildDidCreate, buildTransfer, didForPublicKey, generateSeed, keyPairFromSeed, RpcClient, signAndEncode, UNIT, waitForReceipt } from '../node/client/index.js';
 import { readKeyFile } from '../node/config/keyfile.js';
 import { freePortRange } from '../node/devnet/ports.js';
 import { spawnNode } from './lib/chaos/node-process.js';
+import { summarizeProfiles } from './lib/relay/cpuprofile.js';
 import { KycClient } from './lib/kyc/client.js';
 import { testJpeg } from './lib/kyc/images.js';
 import { WebhookReceiver } from './lib/kyc/receiver.js';
 import { latencySummary, machine, pool } from './lib/stats.js';
 
-const { values } = parseArgs({ options: { sessions: { type: 'string', default: '200' }, concurrency: { type: 'string', default: '20' }, subjects: { type: 'string', default: '10' } } });
+const { values } = parseArgs({ options: { sessions: { type: 'string', default: '200' }, concurrency: { type: 'string', default: '20' }, subjects: { type: 'string', default: '10' }, profile: { type: 'string' }, 'image-threads': { type: 'string' } } });
+const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
 const SESSIONS = Number(values.sessions);
 const CONCURRENCY = Number(values.concurrency);
 const SUBJECTS = Number(values.subjects);
@@ -46,8 +49,10 @@ const dir = await mkdtemp(join(tmpdir(), 'ledger-bench-kyc-'));
 const rpcPort = await freePortRange(3);
 const [p2pPort, kycPort] = [rpcPort + 1, rpcPort + 2];
 execFileSync(process.execPath, [bin, 'init', '--data-dir', dir], { stdio: 'ignore' });
-await writeFile(join(dir, 'config.json'), JSON.stringify({ plugins: { kyc: { enabled: true } } }));
-const node = await spawnNode({ bin, dataDir: dir, rpcPort, p2pPort, logFile: join(dir, 'node.log'), plugins: 'kyc', args: ['--kyc-port', String(kycPort)] });
+const imageThreads = values['image-threads'] === undefined ? {} : { imageThreads: Number(values['image-threads']) };
+await writeFile(join(dir, 'config.json'), JSON.stringify({ plugins: { kyc: { enabled: true, ...imageThreads } } }));
+const node = await spawnNode({ bin, dataDir: dir, rpcPort, p2pPort, logFile: join(dir, 'node.log'), plugins: 'kyc', args: ['--kyc-port', String(kycPort)], nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+if (profileDir) await mkdir(profileDir, { recursive: true });
 const receiver = new WebhookReceiver();
 try {
   const hookUrl = await receiver.start();
@@ -112,6 +117,8 @@ try {
     load_before: loadavg(),
     sessions: SESSIONS,
     concurrency: CONCURRENCY,
+    image_threads: values['image-threads'] === undefined ? 'default (1)' : Number(values['image-threads']),
+    document: '1000x700 JPEG, level 1 sandbox pass',
     completed: latencies.length,
     failures,
     wall_s: Math.round(wallS * 10) / 10,
@@ -125,4 +132,13 @@ try {
   await receiver.close();
   await node.stop();
   await rm(dir, { recursive: true, force: true });
+}
+if (profileDir) {
+  // the whole run, setup included: the sessions dominate it
+  for (const th of await summarizeProfiles(profileDir, undefined, 25)) {
+    console.log(`\nnode thread ${th.thread} (${th.file}): ${th.busy_ms} ms busy of ${th.total_ms} ms sampled`);
+    console.table(th.groups.slice(0, 12));
+    console.table(th.top.slice(0, 20).map((f) => ({ function: f.function, where: f.where, group: f.group, 'self ms': f.self_ms, '%': f.percent })));
+    console.table(th.by_our_caller.slice(0, 15).map((f) => ({ function: f.function, where: f.where, ms: f.ms, '%': f.percent, underneath: f.under })));
+  }
 }

@@ -24,9 +24,20 @@ export function generateSeed(): Uint8Array {
   return new Uint8Array(randomBytes(SEED_LENGTH));
 }
 
+/**
+ * Parsing a private key costs more than the signature it makes, and a node signs with the same
+ * few seeds (its validator key, a plugin's issuer key) again and again. Keyed by the seed's
+ * array, with a copy of its bytes: a seed changed in place gets a fresh key.
+ */
+const privateKeyCache = new WeakMap<Uint8Array, { bytes: Uint8Array; key: KeyObject }>();
+
 function privateKeyObject(seed: Uint8Array): KeyObject {
   if (seed.length !== SEED_LENGTH) throw new RangeError(`an Ed25519 seed is ${SEED_LENGTH} bytes, got ${seed.length}`);
-  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const cached = privateKeyCache.get(seed);
+  if (cached && Buffer.from(cached.bytes).equals(seed)) return cached.key;
+  const key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  privateKeyCache.set(seed, { bytes: Uint8Array.from(seed), key });
+  return key;
 }
 
 function publicKeyObject(publicKey: Uint8Array): KeyObject {

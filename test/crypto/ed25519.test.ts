@@ -28,3 +28,13 @@ t.test('hostile inputs return false, never throw', async (t) => {
   sig[63] = 0xff;
   t.notOk(verify(fromHex(v.publicKey), fromHex(v.message), sig));
 });
+
+t.test('a seed changed in place signs with its new key, not a cached one', async (t) => {
+  const seed = new Uint8Array(32).fill(1);
+  const message = new Uint8Array([1, 2, 3]);
+  const first = sign(seed, message);
+  t.same(sign(seed, message), first, 'the same seed signs the same');
+  seed.fill(2);
+  t.same(sign(seed, message), sign(new Uint8Array(32).fill(2), message), 'the new bytes decide the key');
+  t.notSame(sign(seed, message), first);
+});

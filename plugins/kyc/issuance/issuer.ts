@@ -42,6 +42,8 @@ export class IssuanceService implements CredentialIssuance {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private lastResubmit = 0;
+  /** the head's seq at the last pass: jobs waiting on the chain are looked at again when it moves */
+  private seenSeq: number | undefined;
   private readonly o: Required<IssuanceOptions>;
 
   constructor(
@@ -52,7 +54,7 @@ export class IssuanceService implements CredentialIssuance {
     options: IssuanceOptions = {},
   ) {
     this.store = new JobStore(base.db);
-    this.o = { pollMs: options.pollMs ?? 250, resubmitAfterMs: options.resubmitAfterMs ?? 15_000, backoffMs: options.backoffMs ?? 1000, maxBackoffMs: options.maxBackoffMs ?? 60_000 };
+    this.o = { pollMs: options.pollMs ?? 100, resubmitAfterMs: options.resubmitAfterMs ?? 15_000, backoffMs: options.backoffMs ?? 1000, maxBackoffMs: options.maxBackoffMs ?? 60_000 };
   }
 
   /** Who hears of each registered credential (verification/); set before start(). */
@@ -109,9 +111,17 @@ export class IssuanceService implements CredentialIssuance {
     }
   }
 
-  /** One look at every unfinished job, oldest first. */
+  /**
+   * One look at every unfinished job, oldest first. Jobs waiting on the chain are looked at only
+   * when a block has been committed since the last pass (or a resubmission is due): until then
+   * nothing they wait for can have happened, and with many jobs in flight those reads were most
+   * of the worker's cost.
+   */
   async pass(): Promise<void> {
     const issuerDid = await this.base.chain.did(this.key.identifier);
+    const head = this.base.chain.head()?.seq ?? -1;
+    const chainMoved = head !== this.seenSeq;
+    const resubmitDue = this.base.now() - this.lastResubmit > this.o.resubmitAfterMs;
     for (const job of await this.store.unfinished()) {
       if (!this.running) return;
       if (job.notBefore !== undefined && job.notBefore > this.base.now()) continue;
@@ -119,13 +129,15 @@ export class IssuanceService implements CredentialIssuance {
         if (job.state === 'queued') {
           if (!issuerDid?.active) continue; // issuer-did.ts creates it and reports why in health
           await this.prepareAndSubmit(job);
-        } else if (job.state === 'submitted') await this.followSubmitted(job);
-        else if (job.state === 'requested') await this.followRequested(job);
+        } else if (job.state === 'submitted') {
+          if (chainMoved || resubmitDue) await this.followSubmitted(job);
+        } else if (job.state === 'requested' && chainMoved) await this.followRequested(job);
       } catch (err) {
         await this.backOff(job, err instanceof Error ? err.message : String(err));
         if (!isLedgerError(err)) this.base.log.warn({ err, sessionId: job.sessionId }, 'a KYC credential job failed; it is retried');
       }
     }
+    this.seenSeq = head;
   }
 
   private async prepareAndSubmit(job: IssuanceJob): Promise<void> {
