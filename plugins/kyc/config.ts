@@ -1,5 +1,6 @@
 import { invalid } from '../../node/errors.js';
 import type { PluginConfig } from '../../node/config/schema.js';
+import { configValues } from '../common/config.js';
 
 /**
  * `plugins.kyc.*` (docs/kyc.md, "Configuration"): validated once at start. Unknown keys are
@@ -51,46 +52,7 @@ const KNOWN = new Set([
   'email', 'providers', 'loginRedirectUrl', 'webhooks', 'verificationProvider', 'operatorToken', 'issuer', 'oid4vci',
 ]);
 
-const where = (key: string) => `plugins.kyc.${key}`;
-
-function int(value: unknown, key: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) throw invalid('CONFIG_INVALID', `${where(key)} must be an integer from ${min} to ${max}`);
-  return n;
-}
-
-function bool(value: unknown, key: string, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (value === true || value === 'true') return true;
-  if (value === false || value === 'false') return false;
-  throw invalid('CONFIG_INVALID', `${where(key)} must be true or false`);
-}
-
-function str(value: unknown, key: string, opts: { fallback?: string; max?: number } = {}): string {
-  if (value === undefined && opts.fallback !== undefined) return opts.fallback;
-  if (typeof value !== 'string' || value.trim() === '' || value.length > (opts.max ?? 500)) throw invalid('CONFIG_INVALID', `${where(key)} must be a non-empty string of at most ${opts.max ?? 500} characters`);
-  return value;
-}
-
-function url(value: unknown, key: string, protocols: readonly string[] = ['http:', 'https:']): string {
-  if (typeof value !== 'string') throw invalid('CONFIG_INVALID', `${where(key)} must be a URL`);
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    throw invalid('CONFIG_INVALID', `${where(key)} is not a URL: ${value.slice(0, 200)}`);
-  }
-  if (!protocols.includes(parsed.protocol)) throw invalid('CONFIG_INVALID', `${where(key)} must use ${protocols.join(' or ')}`);
-  return value.replace(/\/+$/, '');
-}
-
-function object(value: unknown, key: string, allowed: readonly string[]): Record<string, unknown> {
-  if (value === undefined) return {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('CONFIG_INVALID', `${where(key)} must be an object`);
-  for (const k of Object.keys(value)) if (!allowed.includes(k)) throw invalid('CONFIG_INVALID', `unknown option ${where(`${key}.${k}`)}; allowed: ${allowed.join(', ')}`);
-  return value as Record<string, unknown>;
-}
+const { where, int, bool, str, url, object, onlyKnown } = configValues('plugins.kyc');
 
 const PROVIDER_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 
@@ -125,7 +87,7 @@ function offsets(value: unknown): number[] {
 }
 
 export function parseKycConfig(section: PluginConfig): KycConfig {
-  for (const key of Object.keys(section)) if (!KNOWN.has(key)) throw invalid('CONFIG_INVALID', `unknown option ${where(key)}`);
+  onlyKnown(section, KNOWN);
   const email = object(section.email, 'email', ['smtpUrl', 'from']);
   const webhooks = object(section.webhooks, 'webhooks', ['retryOffsetsSeconds', 'timeoutMs', 'allowHttpHosts']);
   const issuer = object(section.issuer, 'issuer', ['name', 'credentialValidityDays', 'jurisdiction']);

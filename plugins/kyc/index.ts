@@ -53,6 +53,14 @@ function version(): string {
   }
 }
 
+/** A session lookup's answer, or undefined when there is no such session (other errors pass). */
+function sessionOrNone<T>(lookup: Promise<T>): Promise<T | undefined> {
+  return lookup.catch((err: unknown) => {
+    if (isLedgerError(err) && err.code === 'SESSION_NOT_FOUND') return undefined;
+    throw err;
+  });
+}
+
 export function createKyc(): Plugin {
   const stops: Array<() => Promise<void> | void> = [];
   return {
@@ -115,11 +123,7 @@ export function createKyc(): Plugin {
       mountOperatorMail(router, { mailer });
       mountHostedApi(router, { sessions });
       mountVerifications(router, { sessions: metrics.countCreated(sessions) });
-      mountCredentialRoutes({ router, revoker, findSession: (organizationId, id) =>
-          sessions.resolve({ organizationId, id }).catch((err: unknown) => {
-            if (isLedgerError(err) && err.code === 'SESSION_NOT_FOUND') return undefined;
-            throw err;
-          }),
+      mountCredentialRoutes({ router, revoker, findSession: (organizationId, id) => sessionOrNone(sessions.resolve({ organizationId, id })),
       });
       mountReview(router, { review: new ReviewQueue(sessions) });
       mountWebhooks(router, { webhooks, log });
@@ -129,7 +133,7 @@ export function createKyc(): Plugin {
         errorsBase: config.errorsBase,
         log,
         offer: async (token) => {
-          const session = await sessions.resolve({ token }).catch(() => undefined);
+          const session = await sessionOrNone(sessions.resolve({ token }));
           const found = session?.status === 'completed' ? await offers.ofSession(session.id) : undefined;
           return found ? { uri: found.deepLink, ...(found.offer.txCode ? { txCode: found.offer.txCode } : {}) } : null;
         },

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { invalid } from '../../node/errors.js';
 import type { PluginConfig } from '../../node/config/schema.js';
+import { configValues } from '../common/config.js';
 import { defaultSettings, type TenantSettings } from './core/settings.js';
 
 /**
@@ -34,36 +35,10 @@ export interface RelayConfig {
 
 const KNOWN = new Set(['enabled', 'host', 'port', 'publicUrl', 'maxEnvelopeBytes', 'cryptoThreads', 'cryptoQueue', 'maxLiveConnections', 'maxLiveConnectionsPerIp', 'resolverTtlMs', 'oidc', 'errorsBase', 'rateLimitPerDidPerMin', 'retentionSeconds', 'purgeOnAck', 'manualApproval', 'sweepIntervalMs']);
 
-function int(section: PluginConfig, key: string, fallback: number, min: number, max: number): number {
-  const v = section[key];
-  if (v === undefined) return fallback;
-  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) throw invalid('CONFIG_INVALID', `plugins.relay.${key} must be an integer from ${min} to ${max}`);
-  return n;
-}
-
-function bool(section: PluginConfig, key: string, fallback: boolean): boolean {
-  const v = section[key];
-  if (v === undefined) return fallback;
-  if (v === true || v === 'true') return true;
-  if (v === false || v === 'false') return false;
-  throw invalid('CONFIG_INVALID', `plugins.relay.${key} must be true or false`);
-}
-
-function url(value: unknown, key: string): string {
-  if (typeof value !== 'string') throw invalid('CONFIG_INVALID', `plugins.relay.${key} must be a URL`);
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    throw invalid('CONFIG_INVALID', `plugins.relay.${key} is not a URL: ${value}`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid('CONFIG_INVALID', `plugins.relay.${key} must be http(s)`);
-  return value.replace(/\/+$/, '');
-}
+const { int, bool, url, onlyKnown } = configValues('plugins.relay');
 
 export function parseRelayConfig(section: PluginConfig): RelayConfig {
-  for (const key of Object.keys(section)) if (!KNOWN.has(key)) throw invalid('CONFIG_INVALID', `unknown option plugins.relay.${key}`);
+  onlyKnown(section, KNOWN);
   let oidc: RelayConfig['oidc'];
   if (section.oidc !== undefined) {
     const o = section.oidc as Record<string, unknown>;
@@ -75,20 +50,20 @@ export function parseRelayConfig(section: PluginConfig): RelayConfig {
   const cores = availableParallelism();
   return {
     publicUrl: section.publicUrl === undefined ? undefined : url(section.publicUrl, 'publicUrl'),
-    maxEnvelopeBytes: int(section, 'maxEnvelopeBytes', 256 * 1024, 1024, 16 * 1024 * 1024),
-    cryptoThreads: int(section, 'cryptoThreads', Math.max(1, Math.min(2, cores - 1)), 0, 16),
-    cryptoQueue: int(section, 'cryptoQueue', 256, 1, 100_000),
-    maxLiveConnections: int(section, 'maxLiveConnections', 10_000, 1, 1_000_000),
-    maxLiveConnectionsPerIp: int(section, 'maxLiveConnectionsPerIp', 100, 1, 1_000_000),
-    resolverTtlMs: int(section, 'resolverTtlMs', 60_000, 0, 86_400_000),
+    maxEnvelopeBytes: int(section.maxEnvelopeBytes, 'maxEnvelopeBytes', 256 * 1024, 1024, 16 * 1024 * 1024),
+    cryptoThreads: int(section.cryptoThreads, 'cryptoThreads', Math.max(1, Math.min(2, cores - 1)), 0, 16),
+    cryptoQueue: int(section.cryptoQueue, 'cryptoQueue', 256, 1, 100_000),
+    maxLiveConnections: int(section.maxLiveConnections, 'maxLiveConnections', 10_000, 1, 1_000_000),
+    maxLiveConnectionsPerIp: int(section.maxLiveConnectionsPerIp, 'maxLiveConnectionsPerIp', 100, 1, 1_000_000),
+    resolverTtlMs: int(section.resolverTtlMs, 'resolverTtlMs', 60_000, 0, 86_400_000),
     oidc,
     errorsBase: typeof section.errorsBase === 'string' ? section.errorsBase.replace(/\/+$/, '') : 'https://ledger.dev/problems/relay',
     defaults: defaultSettings({
-      rateLimitPerDidPerMin: int(section, 'rateLimitPerDidPerMin', 1200, 1, 1_000_000),
-      retentionSeconds: int(section, 'retentionSeconds', 7 * 86_400, 60, 90 * 86_400),
-      purgeOnAck: bool(section, 'purgeOnAck', true),
-      manualApproval: bool(section, 'manualApproval', false),
+      rateLimitPerDidPerMin: int(section.rateLimitPerDidPerMin, 'rateLimitPerDidPerMin', 1200, 1, 1_000_000),
+      retentionSeconds: int(section.retentionSeconds, 'retentionSeconds', 7 * 86_400, 60, 90 * 86_400),
+      purgeOnAck: bool(section.purgeOnAck, 'purgeOnAck', true),
+      manualApproval: bool(section.manualApproval, 'manualApproval', false),
     }),
-    sweepIntervalMs: int(section, 'sweepIntervalMs', 30_000, 100, 3_600_000),
+    sweepIntervalMs: int(section.sweepIntervalMs, 'sweepIntervalMs', 30_000, 100, 3_600_000),
   };
 }

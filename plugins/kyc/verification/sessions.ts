@@ -4,7 +4,7 @@ import { HttpProblem } from '../../common/http/problems.js';
 import { KeyedSerial } from '../../common/http/router.js';
 import { newEventId } from '../../common/webhooks/ids.js';
 import type { CredentialIssuance, EventSink, IssuedCredential, KycBase, OrganizationDirectory, SessionOutcomes } from '../services.js';
-import type { ApiKeyMode, DocumentSide, SandboxOutcome, SessionStatus, VerificationSession } from '../types.js';
+import type { ApiKeyMode, DocumentSide, SessionStatus, VerificationSession } from '../types.js';
 import type { ImageChecker } from './checks/image.js';
 import { parseMrz } from './checks/mrz.js';
 import { reviewQueueProvider, type ProviderDocument, type VerificationProvider } from './provider.js';
@@ -24,14 +24,8 @@ import { documentView, hostedView, listView, reviewView, sessionView } from './v
  * record: `ver-issuing` is its record (resumeIssuance).
  */
 
-export interface CreateInput {
-  level: 1 | 2 | 3;
-  sandbox: boolean;
-  sandboxOutcome?: SandboxOutcome;
-  subjectDid?: string;
-  redirectUrl?: string;
-  metadata: Record<string, string>;
-}
+/** What a creation request sets of a session. */
+export type CreateInput = Pick<VerificationSession, 'level' | 'sandbox' | 'sandboxOutcome' | 'subjectDid' | 'redirectUrl' | 'metadata'>;
 
 export interface UploadInput {
   type: UploadType;

@@ -28,7 +28,7 @@ export function mountHealth(d: HealthDeps): void {
     if (d.mailer.via === 'outbox') warnings.push('no SMTP configured (plugins.kyc.email.smtpUrl): mail goes to the outbox at GET /v1/operator/mail');
     if (d.decisions === 'none') warnings.push('live sessions cannot be decided: set plugins.kyc.operatorToken (review queue) or plugins.kyc.verificationProvider');
     return {
-      status: issuer.funded && issuer.didActive ? (warnings.length === 0 ? 'ok' : 'degraded') : 'degraded',
+      status: warnings.length === 0 ? 'ok' : 'degraded',
       service: 'kyc',
       version: d.version,
       issuer,

@@ -127,24 +127,31 @@ function result(format: MrzFormat, f: Fields, year: number): MrzResult {
   return { format, documentCode: clean(f.documentCode), issuingState: clean(f.issuingState), extractedData, sex: f.sex, failures, valid: failures.length === 0 };
 }
 
+/**
+ * The document number and whether its check digit holds. A `<` in the check digit's place means
+ * the number is longer than 9 characters and continues in `overflow` (the optional data), up to
+ * its first filler, with its check digit last. Formats without that rule pass no overflow.
+ */
+function documentNumber(first9: string, check: string, overflow: string): { number: string; numberOk: boolean } {
+  if (check === '<' && overflow !== '') {
+    const end = overflow.indexOf('<');
+    const rest = end < 0 ? overflow : overflow.slice(0, end);
+    if (rest.length >= 2) {
+      const number = first9 + rest.slice(0, -1);
+      return { number, numberOk: digitOk(number, rest.slice(-1)) };
+    }
+  }
+  return { number: first9, numberOk: digitOk(first9, check) };
+}
+
 /** TD2 and TD3 share their layout; only the name and optional-data widths differ. */
 function twoLine(format: 'TD2' | 'TD3', [l1, l2]: string[], year: number): MrzResult {
   const a = l1!;
   const b = l2!;
   const td3 = format === 'TD3';
   const optEnd = td3 ? 42 : 35;
-  let number = b.slice(0, 9);
-  let numberOk = digitOk(number, b[9]!);
-  const optional = b.slice(28, optEnd);
   // TD2: a document number longer than 9 characters continues in the optional data (9303-6 4.2.4)
-  if (!td3 && b[9] === '<') {
-    const end = optional.indexOf('<');
-    const rest = end < 0 ? optional : optional.slice(0, end);
-    if (rest.length >= 2) {
-      number = number + rest.slice(0, -1);
-      numberOk = digitOk(number, rest.slice(-1));
-    }
-  }
+  const { number, numberOk } = documentNumber(b.slice(0, 9), b[9]!, td3 ? '' : b.slice(28, optEnd));
   const composite = td3 ? b.slice(0, 10) + b.slice(13, 20) + b.slice(21, 43) : b.slice(0, 10) + b.slice(13, 20) + b.slice(21, 35);
   return result(
     format,
@@ -171,18 +178,8 @@ function twoLine(format: 'TD2' | 'TD3', [l1, l2]: string[], year: number): MrzRe
 function td1([l1, l2, l3]: string[], year: number): MrzResult {
   const a = l1!;
   const b = l2!;
-  let number = a.slice(5, 14);
-  let numberOk = digitOk(number, a[14]!);
-  // a document number longer than 9 characters continues in optional data 1, its check digit last
-  if (a[14] === '<') {
-    const optional = a.slice(15, 30);
-    const end = optional.indexOf('<');
-    const rest = end < 0 ? optional : optional.slice(0, end);
-    if (rest.length >= 2) {
-      number = number + rest.slice(0, -1);
-      numberOk = digitOk(number, rest.slice(-1));
-    }
-  }
+  // a document number longer than 9 characters continues in optional data 1
+  const { number, numberOk } = documentNumber(a.slice(5, 14), a[14]!, a.slice(15, 30));
   const composite = a.slice(5, 30) + b.slice(0, 7) + b.slice(8, 15) + b.slice(18, 29);
   return result(
     'TD1',

@@ -13,6 +13,7 @@ import { mountOperatorMail } from '../../../../plugins/kyc/http/routes/operator-
 import { KycDb } from '../../../../plugins/kyc/store/tables.js';
 import { startOidcProvider, type TestOidcProvider } from '../../common/auth/oidc-provider.js';
 import { startSmtp, type TestSmtp } from '../../common/mail/smtp.js';
+import { httpCall } from '../../common/http-call.js';
 
 /**
  * The accounts routes on a real HTTP server (port 0): the KYC router with the real
@@ -94,20 +95,7 @@ export async function harness(t: Test, opts: { smtp?: boolean; oidc?: boolean; o
     const headers: Record<string, string> = { ...o.headers };
     if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
     if (o.apiKey !== undefined) headers['x-api-key'] = o.apiKey;
-    let body: string | undefined = o.raw;
-    if (o.body !== undefined) {
-      body = JSON.stringify(o.body);
-      headers['content-type'] = 'application/json';
-    }
-    const res = await fetch(`${url}${path}`, { method, headers, redirect: 'manual', ...(body !== undefined ? { body } : {}) });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text === '' ? null : JSON.parse(text);
-    } catch {
-      parsed = text;
-    }
-    return { status: res.status, headers: res.headers, body: parsed, text };
+    return httpCall(url, method, path, { headers, body: o.body, ...(o.raw !== undefined ? { raw: o.raw } : {}), redirect: 'manual' });
   };
 
   const register: Harness['register'] = async (email = uniqueEmail(), password = 'correct horse battery', name = 'Ada Lovelace') => {

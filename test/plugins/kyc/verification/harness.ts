@@ -20,6 +20,7 @@ import { createImageChecker, type ImageChecker } from '../../../../plugins/kyc/v
 import type { VerificationProvider } from '../../../../plugins/kyc/verification/provider.js';
 import { ReviewQueue } from '../../../../plugins/kyc/verification/review.js';
 import { SessionService } from '../../../../plugins/kyc/verification/sessions.js';
+import { httpCall } from '../../common/http-call.js';
 
 /**
  * Sessions over a real in-memory LevelDB with the real image checks, and the collaborators at
@@ -168,21 +169,7 @@ export async function serve(t: Test, opts: Parameters<typeof setup>[1] = {}): Pr
     const headers: Record<string, string> = { ...o.headers };
     if (o.key) headers['x-api-key'] = o.key;
     if (o.operator) headers.authorization = `Bearer ${OPERATOR_TOKEN}`;
-    let body: FormData | string | undefined;
-    if (o.form) body = o.form;
-    else if (o.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(o.body);
-    }
-    const res = await fetch(url + path, { method, headers, ...(body !== undefined ? { body } : {}) });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // not JSON: the raw text
-    }
-    return { status: res.status, headers: res.headers, body: parsed };
+    return httpCall(url, method, path, { headers, ...(o.form ? { form: o.form } : { body: o.body }) });
   };
   return { ...s, url, req };
 }

@@ -22,6 +22,7 @@ import { nextBlock } from '../../../fixtures/chain-blocks.js';
 import { credentialPuts, credentialRecord } from '../../../fixtures/credential-records.js';
 import { NETWORK, setup } from '../../../rpc/ledger/harness.js';
 import { startOidcProvider, type TestOidcProvider } from '../../common/auth/oidc-provider.js';
+import { httpCall } from '../../common/http-call.js';
 
 /**
  * The operator API on a real HTTP server over real relay services (createRelayServices on an
@@ -123,20 +124,7 @@ export async function harness(t: Test, opts: { genesis?: boolean; oidc?: boolean
   const req: Harness['req'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
-    let body: string | undefined = o.raw;
-    if (o.body !== undefined) {
-      body = JSON.stringify(o.body);
-      headers['content-type'] = 'application/json';
-    }
-    const res = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text === '' ? null : JSON.parse(text);
-    } catch {
-      parsed = text;
-    }
-    return { status: res.status, headers: res.headers, body: parsed };
+    return httpCall(url, method, path, { headers, body: o.body, ...(o.raw !== undefined ? { raw: o.raw } : {}) });
   };
 
   const session: Harness['session'] = async (tenantId = TENANT_A, sub = `op_${tenantId}`) => (await sessions.issue({ sub, tenantId, role: 'owner', email: `${sub}@example.org` })).token;
