@@ -8,6 +8,10 @@ COPY node ./node
 COPY plugins ./plugins
 COPY bench ./bench
 COPY genesis ./genesis
+COPY scripts ./scripts
+# the commit /v1/health reports (the build context has no .git): --build-arg LEDGER_BUILD_COMMIT=$(git rev-parse HEAD)
+ARG LEDGER_BUILD_COMMIT=unknown
+ENV LEDGER_BUILD_COMMIT=$LEDGER_BUILD_COMMIT
 RUN npm ci && npm prune --omit=dev
 
 # Runtime stage: compiled output and production dependencies only.

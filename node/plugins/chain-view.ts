@@ -2,6 +2,7 @@ import type { Block } from '../protocol/block.js';
 import { didDocumentRpc, type DidDocumentRpc } from '../protocol/did-document.js';
 import { credentialVerification } from '../rpc/ledger/credential-view.js';
 import type { CredentialRecord } from '../protocol/credential-records.js';
+import { recoveryPolicyRpc, type RecoveryPolicyRpc } from '../protocol/recovery-records.js';
 import type { Receipt } from '../protocol/receipt.js';
 import type { RevocationList } from '../protocol/revocation-list.js';
 import type { Account, DidRecord, ValidatorRecord } from '../protocol/records.js';
@@ -32,6 +33,8 @@ export interface ChainView {
   verifyCredential(id: Uint8Array): Promise<{ valid: boolean; credential: Record<string, unknown>; revoked: boolean } | null>;
   /** the DID document as ledger_didResolve returns it, or null */
   resolveDid(identifier: Uint8Array): Promise<DidDocumentRpc | null>;
+  /** the DID's recovery policy and pending recovery as ledger_getRecoveryPolicy returns them, or null */
+  recoveryPolicy(identifier: Uint8Array): Promise<RecoveryPolicyRpc | null>;
 }
 
 export function chainView(store: ChainStore, network: string): ChainView {
@@ -61,6 +64,10 @@ export function chainView(store: ChainStore, network: string): ChainView {
     resolveDid: async (identifier) => {
       const record = await store.dids.get(identifier);
       return record ? didDocumentRpc(record) : null;
+    },
+    recoveryPolicy: async (identifier) => {
+      const found = await store.dids.recovery(identifier);
+      return found ? recoveryPolicyRpc(network, found.policy, found.pending) : null;
     },
   };
 }

@@ -21,14 +21,15 @@ import { mountVerifications } from './http/routes/verifications.js';
 import { mountWebhooks } from './http/routes/webhooks.js';
 import { IssuanceService } from './issuance/issuer.js';
 import { IssuerDid } from './issuance/issuer-did.js';
-import { loadIssuerKey } from './issuance/issuer-key.js';
+import { loadServiceKey } from '../common/chain/service-key.js';
 import { Revoker } from './issuance/revocation.js';
-import { TxSender } from './issuance/tx-sender.js';
+import { ISSUER_KEY_TABLE, ISSUER_SIGNER, ISSUER_TX_TABLE } from './issuance/tables.js';
+import { TxSender } from '../common/chain/tx-sender.js';
 import { KycMetrics } from './metrics.js';
 import { OfferStore } from './oid4vci/offers.js';
 import { Oid4vciServer } from './oid4vci/server.js';
 import type { KycBase } from './services.js';
-import { KycDb } from './store/tables.js';
+import { PluginDb } from '../common/store/tables.js';
 import { createImageChecker } from './verification/checks/image.js';
 import { HttpVerificationProvider } from './verification/provider.js';
 import { ReviewQueue } from './verification/review.js';
@@ -80,7 +81,7 @@ export function createKyc(): Plugin {
       };
       const base: KycBase = {
         config,
-        db: new KycDb(ctx.store),
+        db: new PluginDb(ctx.store),
         log,
         chain: ctx.chain,
         network: ctx.network,
@@ -99,8 +100,8 @@ export function createKyc(): Plugin {
       const webhooks = new KycWebhooks(base);
       const events = metrics.countEvents(webhooks);
 
-      const key = await loadIssuerKey(base.db, ctx.network, () => ctx.serviceKey());
-      const tx = new TxSender(base, key);
+      const key = await loadServiceKey(base.db, ISSUER_KEY_TABLE, ctx.network, () => ctx.serviceKey());
+      const tx = new TxSender({ ...base, table: ISSUER_TX_TABLE, signer: ISSUER_SIGNER }, key);
       const offers = new OfferStore(base);
       const issuance = new IssuanceService(base, key, tx, offers);
       const images = createImageChecker({ threads: config.imageThreads });

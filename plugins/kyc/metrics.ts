@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { HttpProblem } from '../common/http/problems.js';
+import { metric, withMethod } from '../common/metrics.js';
 import { ACCOUNT_ERRORS } from './accounts/errors.js';
 import type { IssuerStatus } from './issuance/issuer-did.js';
 import type { CredentialIssuance, EventSink, IssuedCredential, SessionOutcomes } from './services.js';
@@ -46,21 +47,6 @@ const LOGIN_FAILURE_OF_CODE: Record<string, (typeof LOGIN_FAILURE_REASONS)[numbe
   [ACCOUNT_ERRORS.TOTP_REPLAYED]: 'totp',
   [ACCOUNT_ERRORS.LOGIN_THROTTLED]: 'throttled',
 };
-
-function metric<T>(registry: Registry, name: string, make: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? make();
-}
-
-/** `target` with one method replaced; every other member read from (and bound to) `target` itself. */
-function withMethod<T extends object, K extends keyof T>(target: T, key: K, replacement: T[K]): T {
-  return new Proxy(target, {
-    get(obj, prop) {
-      if (prop === key) return replacement;
-      const value: unknown = Reflect.get(obj, prop, obj);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(obj) : value;
-    },
-  });
-}
 
 /** What a session creator looks like to the wrapper (SessionService). */
 export interface CreatesSessions {

@@ -1,7 +1,7 @@
 import type { ChainView } from '../../node/plugins/chain-view.js';
 import type { Logger } from '../../node/logging.js';
 import type { KycConfig } from './config.js';
-import type { KycDb } from './store/tables.js';
+import type { PluginDb } from '../common/store/tables.js';
 import type { KycEvent, Organization, VerificationSession } from './types.js';
 
 /**
@@ -19,7 +19,7 @@ import type { KycEvent, Organization, VerificationSession } from './types.js';
 /** What every part gets from the plugin's context. */
 export interface KycBase {
   readonly config: KycConfig;
-  readonly db: KycDb;
+  readonly db: PluginDb;
   readonly log: Logger;
   readonly chain: ChainView;
   readonly network: string;

@@ -9,8 +9,9 @@ import { authFailure } from '../auth/errors.js';
  * is `<errors_base>/<slug>` (`<errors_base>/validation` for every validation failure), `title`
  * the slug's fixed summary, `status`, `detail` (what exactly was wrong) and `instance` (the
  * request path). `code` carries the stable LedgerError code when there is one. The node's own
- * REST surfaces use `<errors_base>/<status>` (docs/rpc.md); these name their types instead, as
- * the relay's contract asks.
+ * REST surfaces use `<errors_base>/<status>` (docs/rpc.md); the relay and KYC name their types
+ * instead, as the relay's contract asks, and the wallet's contract asks for the status
+ * (`typeBy: 'status'`).
  */
 
 export const SLUGS = {
@@ -23,7 +24,7 @@ export const SLUGS = {
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
-  'bad-gateway': { status: 502, title: 'Identity provider error' },
+  'bad-gateway': { status: 502, title: 'Bad gateway' },
   'not-configured': { status: 503, title: 'Not configured' },
   unavailable: { status: 503, title: 'Service unavailable' },
 } as const;
@@ -70,10 +71,10 @@ const SLUG_BY_STATUS: Record<number, Slug> = { 400: 'validation', 401: 'unauthor
  * Maps anything a handler threw to a Problem. `internal: true` means the caller logs the error;
  * the body then says only "internal error".
  */
-export function toProblem(err: unknown, errorsBase: string, instance: string, realm: string): { body: ProblemBody; headers: Record<string, string>; internal: boolean } {
+export function toProblem(err: unknown, errorsBase: string, instance: string, realm: string, typeBy: TypeBy = 'slug'): { body: ProblemBody; headers: Record<string, string>; internal: boolean } {
   const make = (slug: Slug, detail: string, extra: { code?: string; field?: string; status?: number } = {}): ProblemBody => {
     const status = extra.status ?? SLUGS[slug].status;
-    const body: ProblemBody = { type: `${errorsBase}/${slug}`, title: SLUGS[slug].title, status, detail, instance };
+    const body: ProblemBody = { type: `${errorsBase}/${typeBy === 'status' ? status : slug}`, title: SLUGS[slug].title, status, detail, instance };
     if (extra.code !== undefined) body.code = extra.code;
     if (extra.field !== undefined) body.field = extra.field;
     return body;
@@ -105,8 +106,13 @@ export function toProblem(err: unknown, errorsBase: string, instance: string, re
   return { body: make('internal', 'internal error'), headers: {}, internal: true };
 }
 
+/** what follows `<errors_base>/` in a Problem's `type`: the slug (`validation`) or the status (`400`) */
+export type TypeBy = 'slug' | 'status';
+
 export interface ProblemOptions {
   errorsBase: string;
+  /** `slug` unless said */
+  typeBy?: TypeBy;
   /** the WWW-Authenticate realm of 401s */
   realm: string;
   /** where an internal error is logged */
@@ -114,7 +120,7 @@ export interface ProblemOptions {
 }
 
 export function sendProblem(ctx: RequestContext, opts: ProblemOptions, err: unknown): void {
-  const { body, headers, internal } = toProblem(err, opts.errorsBase, ctx.path.slice(0, 200), opts.realm);
+  const { body, headers, internal } = toProblem(err, opts.errorsBase, ctx.path.slice(0, 200), opts.realm, opts.typeBy);
   if (internal) opts.log?.error({ err, method: ctx.method, path: ctx.path }, `${opts.realm} route failed`);
   ctx.send(body.status, stringifyJson(body), 'application/problem+json', headers);
 }

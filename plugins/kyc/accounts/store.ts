@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { key, prefix, timeKey, type KycDb, type Table } from '../store/tables.js';
+import { key, prefix, timeKey, type PluginDb, type Table } from '../../common/store/tables.js';
 import type { ApiKeyRecord, Organization, User } from '../types.js';
 
 /**
@@ -61,7 +61,7 @@ export class AccountStore {
   readonly totpUsed: Table<number>;
   readonly oidcState: Table<OidcStateRow>;
 
-  constructor(readonly db: KycDb) {
+  constructor(readonly db: PluginDb) {
     this.users = db.json('acct-users');
     this.orgs = db.json('acct-orgs');
     this.email = db.json('acct-email');

@@ -1,3 +1,7 @@
+import { Throttle, type ThrottleRule } from '../../common/http/throttle.js';
+
+export { Throttle, type ThrottleRule };
+
 /**
  * Sliding-window failure counters, in memory. Login brute force is limited per account email
  * and per remote address:
@@ -13,52 +17,10 @@
  * which costs an attacker a node restart per 5 guesses.
  */
 
-export interface ThrottleRule {
-  max: number;
-  windowMs: number;
-}
-
 export const LOGIN_PER_EMAIL: ThrottleRule = { max: 5, windowMs: 15 * 60_000 };
 export const LOGIN_PER_ADDRESS: ThrottleRule = { max: 20, windowMs: 15 * 60_000 };
 /** reset mails per email: more are dropped silently (the answer stays the same), so nobody can mail-bomb an inbox */
 export const RESET_MAILS_PER_EMAIL: ThrottleRule = { max: 3, windowMs: 60 * 60_000 };
-
-/** keys tracked at most; the oldest are forgotten first */
-const MAX_KEYS = 100_000;
-
-export class Throttle {
-  private readonly hits = new Map<string, number[]>();
-
-  constructor(
-    private readonly rule: ThrottleRule,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Seconds until `key` may try again; 0 when it may now. */
-  retryAfter(key: string): number {
-    const live = this.live(key);
-    if (live.length < this.rule.max) return 0;
-    return Math.max(1, Math.ceil((live[live.length - this.rule.max]! + this.rule.windowMs - this.now()) / 1000));
-  }
-
-  hit(key: string): void {
-    const live = this.live(key);
-    live.push(this.now());
-    if (live.length > this.rule.max) live.splice(0, live.length - this.rule.max);
-    this.hits.delete(key);
-    this.hits.set(key, live);
-    if (this.hits.size > MAX_KEYS) this.hits.delete(this.hits.keys().next().value!);
-  }
-
-  clear(key: string): void {
-    this.hits.delete(key);
-  }
-
-  private live(key: string): number[] {
-    const since = this.now() - this.rule.windowMs;
-    return (this.hits.get(key) ?? []).filter((at) => at > since);
-  }
-}
 
 /** The login rules together: `check` before verifying, `fail` on a wrong password or code, `succeed` after. */
 export class LoginThrottle {

@@ -2,8 +2,8 @@ import { buildDidCreate } from '../../../node/client/builder.js';
 import { formatTokens } from '../../../node/protocol/amount.js';
 import { FEES } from '../../../node/protocol/fees.js';
 import type { KycBase } from '../services.js';
-import type { IssuerKey } from './issuer-key.js';
-import type { TxSender } from './tx-sender.js';
+import type { ServiceKey } from '../../common/chain/service-key.js';
+import type { TxSender } from '../../common/chain/tx-sender.js';
 
 /**
  * The issuer DID on chain: on start, and every few seconds until it is there, the plugin creates
@@ -33,7 +33,7 @@ export class IssuerDid {
 
   constructor(
     private readonly base: KycBase,
-    private readonly key: IssuerKey,
+    private readonly key: ServiceKey,
     private readonly tx: TxSender,
     private readonly pendingJobs: () => Promise<number>,
     private readonly retryMs = 3000,

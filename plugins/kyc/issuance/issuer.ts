@@ -8,9 +8,9 @@ import { parseDid } from '../../../node/protocol/did.js';
 import type { CredentialIssuance, IssuedCredential, KycBase, SessionOutcomes } from '../services.js';
 import type { VerificationSession } from '../types.js';
 import { evidenceDigest, isoSecond, jurisdictionOf, kycCredentialBody } from './credential-body.js';
-import type { IssuerKey } from './issuer-key.js';
+import type { ServiceKey } from '../../common/chain/service-key.js';
 import { JobStore, type IssuanceJob, type PreparedRequest } from './jobs.js';
-import type { TxSender } from './tx-sender.js';
+import type { TxSender } from '../../common/chain/tx-sender.js';
 
 /**
  * Credentials on chain (issue item 4): `requestCredential` records a durable job and returns; one
@@ -48,7 +48,7 @@ export class IssuanceService implements CredentialIssuance {
 
   constructor(
     private readonly base: KycBase,
-    private readonly key: IssuerKey,
+    private readonly key: ServiceKey,
     private readonly tx: TxSender,
     private readonly offers: CredentialOffers,
     options: IssuanceOptions = {},

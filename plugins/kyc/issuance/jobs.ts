@@ -1,5 +1,5 @@
 import type { Credential, CredentialBody } from '../../../node/protocol/credential-document.js';
-import { key, timeKey, type KycDb, type Table } from '../store/tables.js';
+import { key, timeKey, type PluginDb, type Table } from '../../common/store/tables.js';
 import type { VerificationSession } from '../types.js';
 
 /**
@@ -67,7 +67,7 @@ export class JobStore {
   readonly open: Table<string>;
   readonly credentials: Table<StoredCredential>;
 
-  constructor(readonly db: KycDb) {
+  constructor(readonly db: PluginDb) {
     this.jobs = db.json<IssuanceJob>(JOB_TABLE);
     this.open = db.json<string>(OPEN_TABLE);
     this.credentials = db.json<StoredCredential>(CREDENTIAL_TABLE);

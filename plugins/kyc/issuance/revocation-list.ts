@@ -1,6 +1,6 @@
 import type { ChainView } from '../../../node/plugins/chain-view.js';
 import { RevocationList } from '../../../node/protocol/revocation-list.js';
-import type { IssuerKey } from './issuer-key.js';
+import type { ServiceKey } from '../../common/chain/service-key.js';
 
 /**
  * The issuer's revocation list `n` as a RevocationList2020Credential read from chain state, the
@@ -10,7 +10,7 @@ import type { IssuerKey } from './issuer-key.js';
 
 export const REVOCATION_LIST_CONTEXT = ['https://www.w3.org/2018/credentials/v1', 'https://w3id.org/vc-revocation-list-2020/v1'];
 
-export async function revocationListCredential(chain: ChainView, key: IssuerKey, n: number, url: string): Promise<Record<string, unknown> | undefined> {
+export async function revocationListCredential(chain: ChainView, key: ServiceKey, n: number, url: string): Promise<Record<string, unknown> | undefined> {
   const list = await chain.revocationList(key.identifier, n);
   const head = chain.head();
   // a list exists on chain once something in it was revoked; until then every bit of an allocated list is 0

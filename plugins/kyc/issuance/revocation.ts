@@ -4,9 +4,9 @@ import type { Receipt } from '../../../node/protocol/receipt.js';
 import { KeyedSerial } from '../../common/http/router.js';
 import { conflict, notFound } from '../../common/http/problems.js';
 import type { EventSink, KycBase } from '../services.js';
-import type { IssuerKey } from './issuer-key.js';
+import type { ServiceKey } from '../../common/chain/service-key.js';
 import type { JobStore } from './jobs.js';
-import type { TxSender } from './tx-sender.js';
+import type { TxSender } from '../../common/chain/tx-sender.js';
 
 /**
  * Revocation (issue item 4): the issuer signs a CredentialRevoke, waits for its receipt, marks its
@@ -24,7 +24,7 @@ export class Revoker {
 
   constructor(
     private readonly base: KycBase,
-    private readonly key: IssuerKey,
+    private readonly key: ServiceKey,
     private readonly tx: TxSender,
     private readonly store: JobStore,
     private readonly events: EventSink,

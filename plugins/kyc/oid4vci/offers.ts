@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { KeyedSerial } from '../../common/http/router.js';
 import type { KycBase } from '../services.js';
-import type { Table } from '../store/tables.js';
+import type { Table } from '../../common/store/tables.js';
 import { KYC_CONFIGURATION_ID } from './metadata.js';
 
 /**

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { key, prefix, timeKey, type Batch, type KycDb, type Table } from '../store/tables.js';
+import { key, prefix, timeKey, type Batch, type PluginDb, type Table } from '../../common/store/tables.js';
 import type { KycEvent, LivenessChallenge, SessionStatus } from '../types.js';
 import { awaitingDecision, type StoredSession } from './states.js';
 
@@ -82,7 +82,7 @@ export class SessionStore {
   private readonly challenges: Table<StoredChallenge>;
   private readonly events: Table<PendingEvent>;
 
-  constructor(private readonly db: KycDb) {
+  constructor(private readonly db: PluginDb) {
     this.sessions = db.json('ver-sessions');
     this.byOrg = db.json('ver-by-org');
     this.byToken = db.json('ver-by-token');

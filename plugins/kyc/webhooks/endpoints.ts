@@ -3,7 +3,7 @@ import { LedgerError } from '../../../node/errors.js';
 import { KeyedSerial } from '../../common/http/router.js';
 import { newWebhookSecret } from '../../common/webhooks/signature.js';
 import { validateWebhookUrl } from '../../common/webhooks/url.js';
-import { key, prefix, timeKey, type KycDb, type Table } from '../store/tables.js';
+import { key, prefix, timeKey, type PluginDb, type Table } from '../../common/store/tables.js';
 import { KYC_EVENTS, type KycEvent, type WebhookEndpointRecord } from '../types.js';
 
 /**
@@ -59,7 +59,7 @@ export class WebhookEndpoints {
   private readonly writes = new KeyedSerial();
 
   constructor(
-    private readonly db: KycDb,
+    private readonly db: PluginDb,
     private readonly opts: { now: () => number; allowHttpHosts?: readonly string[] },
   ) {
     this.records = db.json<WebhookEndpointRecord>('wh-endpoints');

@@ -1,6 +1,6 @@
 import type { ChainView } from '../../../../node/plugins/chain-view.js';
 import { notFound } from '../../../common/http/problems.js';
-import type { IssuerKey } from '../../issuance/issuer-key.js';
+import type { ServiceKey } from '../../../common/chain/service-key.js';
 import { revocationListCredential } from '../../issuance/revocation-list.js';
 import type { KycRouter } from '../router.js';
 
@@ -12,7 +12,7 @@ import type { KycRouter } from '../router.js';
 
 const LIST_PATH = /^\/v1\/revocation-lists\/(0|[1-9]\d{0,8})$/;
 
-export function mountRevocationLists(d: { router: KycRouter; chain: ChainView; key: IssuerKey; publicUrl(): string }): void {
+export function mountRevocationLists(d: { router: KycRouter; chain: ChainView; key: ServiceKey; publicUrl(): string }): void {
   d.router.add('GET', LIST_PATH, 'none', async (req) => {
     const n = Number(req.params[0]);
     const url = `${d.publicUrl()}/v1/revocation-lists/${n}`;

@@ -10,7 +10,7 @@ import { createKycRouter, type KycRouter } from '../../../../plugins/kyc/http/ro
 import { mountApiKeys } from '../../../../plugins/kyc/http/routes/api-keys.js';
 import { mountAuth } from '../../../../plugins/kyc/http/routes/auth.js';
 import { mountOperatorMail } from '../../../../plugins/kyc/http/routes/operator-mail.js';
-import { KycDb } from '../../../../plugins/kyc/store/tables.js';
+import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import { startOidcProvider, type TestOidcProvider } from '../../common/auth/oidc-provider.js';
 import { startSmtp, type TestSmtp } from '../../common/mail/smtp.js';
 import { httpCall } from '../../common/http-call.js';
@@ -71,7 +71,7 @@ export async function harness(t: Test, opts: { smtp?: boolean; oidc?: boolean; o
   });
   const mailer = new Mailer({ store: ns, smtpUrl: config.email.smtpUrl, from: config.email.from, log });
   mailer.start();
-  const accounts = await createAccounts({ config, db: new KycDb(ns), log, now: () => clock.now, publicUrl: () => url }, mailer);
+  const accounts = await createAccounts({ config, db: new PluginDb(ns), log, now: () => clock.now, publicUrl: () => url }, mailer);
   const auth = new KycAuthenticator({ tokens: accounts.tokens, accounts: accounts.accounts, apiKeys: accounts.apiKeys, operatorToken: config.operatorToken });
   const router = createKycRouter(http, auth, { errorsBase: ERRORS_BASE, log });
   mountAuth(router, { accounts: accounts.accounts, providers: accounts.providers, publicUrl: () => url });

@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { openDatabase } from '../../../../node/state/db.js';
 import { RESET_TTL_MS, ResetTokens } from '../../../../plugins/kyc/accounts/reset.js';
 import { AccountStore } from '../../../../plugins/kyc/accounts/store.js';
-import { KycDb } from '../../../../plugins/kyc/store/tables.js';
+import { PluginDb } from '../../../../plugins/common/store/tables.js';
 
 /** the stable code of the Problem `p` rejects with */
 const codeOf = async (p: Promise<unknown>): Promise<unknown> => p.then(() => 'resolved', (err: { extra?: { code?: string } }) => err.extra?.code);
@@ -11,7 +11,7 @@ const codeOf = async (p: Promise<unknown>): Promise<unknown> => p.then(() => 're
 async function setup(t: Test) {
   const db = await openDatabase('memory');
   t.teardown(() => db.close());
-  const store = new AccountStore(new KycDb(db.pluginStore('kyc')));
+  const store = new AccountStore(new PluginDb(db.pluginStore('kyc')));
   const clock = { now: 1_900_000_000_000 };
   return { store, clock, resets: new ResetTokens(store, () => clock.now) };
 }

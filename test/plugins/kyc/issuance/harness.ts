@@ -9,15 +9,16 @@ import { mountRevocationLists } from '../../../../plugins/kyc/http/routes/revoca
 import { createKycRouter } from '../../../../plugins/kyc/http/router.js';
 import type { KycCaller, KycLevel } from '../../../../plugins/kyc/http/auth-levels.js';
 import { IssuerDid } from '../../../../plugins/kyc/issuance/issuer-did.js';
-import { loadIssuerKey, type IssuerKey } from '../../../../plugins/kyc/issuance/issuer-key.js';
+import { loadServiceKey, type ServiceKey } from '../../../../plugins/common/chain/service-key.js';
 import { IssuanceService } from '../../../../plugins/kyc/issuance/issuer.js';
 import { Revoker } from '../../../../plugins/kyc/issuance/revocation.js';
-import { TxSender } from '../../../../plugins/kyc/issuance/tx-sender.js';
+import { TxSender } from '../../../../plugins/common/chain/tx-sender.js';
 import { OfferStore } from '../../../../plugins/kyc/oid4vci/offers.js';
 import { Oid4vciServer } from '../../../../plugins/kyc/oid4vci/server.js';
 import type { EventSink, IssuedCredential, KycBase, SessionOutcomes } from '../../../../plugins/kyc/services.js';
-import { KycDb } from '../../../../plugins/kyc/store/tables.js';
+import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import type { KycEvent, VerificationSession } from '../../../../plugins/kyc/types.js';
+import { ISSUER_KEY_TABLE, ISSUER_SIGNER, ISSUER_TX_TABLE } from '../../../../plugins/kyc/issuance/tables.js';
 
 /**
  * The issuance and OpenID4VCI parts wired the way the KYC composition root wires them, as a
@@ -32,8 +33,8 @@ export class IssuancePlugin implements Plugin {
   readonly name = 'kyc';
   ctx!: PluginContext;
   base!: KycBase & { config: KycConfig };
-  key!: IssuerKey;
-  db!: KycDb;
+  key!: ServiceKey;
+  db!: PluginDb;
   tx!: TxSender;
   offers!: OfferStore;
   issuance!: IssuanceService;
@@ -65,7 +66,7 @@ export class IssuancePlugin implements Plugin {
   async start(ctx: PluginContext): Promise<void> {
     this.ctx = ctx;
     const config = parseKycConfig({ ...ctx.config, issuer: { name: 'Test KYC', jurisdiction: 'DE' } });
-    this.db = new KycDb(ctx.store);
+    this.db = new PluginDb(ctx.store);
     this.base = {
       config,
       db: this.db,
@@ -83,7 +84,7 @@ export class IssuancePlugin implements Plugin {
       publicUrl: () => `http://127.0.0.1:${(ctx.http.server.address() as AddressInfo).port}`,
       now: () => Date.now(),
     };
-    this.key = await loadIssuerKey(this.db, ctx.network, () => ctx.serviceKey());
+    this.key = await loadServiceKey(this.db, ISSUER_KEY_TABLE, ctx.network, () => ctx.serviceKey());
     this.offers = new OfferStore(this.base);
     await this.startIssuance();
     this.revoker = new Revoker(this.base, this.key, this.tx, this.issuance.store, this.sink);
@@ -96,7 +97,7 @@ export class IssuancePlugin implements Plugin {
 
   /** The issuance worker and the DID keeper, as a fresh start of the plugin would make them. */
   async startIssuance(): Promise<void> {
-    this.tx = new TxSender(this.base, this.key);
+    this.tx = new TxSender({ ...this.base, table: ISSUER_TX_TABLE, signer: ISSUER_SIGNER }, this.key);
     this.issuance = new IssuanceService(this.base, this.key, this.tx, this.offers, { pollMs: 100 });
     this.issuance.setOutcomes(this.outcomes);
     this.did = new IssuerDid(this.base, this.key, this.tx, () => this.issuance.pendingJobs(), 200);

@@ -9,32 +9,33 @@ import { transactionFromJson } from '../../../../node/protocol/transaction.js';
 import { parseJson } from '../../../../node/protocol/json.js';
 import { openDatabase } from '../../../../node/state/db.js';
 import { evidenceDigest, isoSecond, jurisdictionOf, kycCredentialBody } from '../../../../plugins/kyc/issuance/credential-body.js';
-import { loadIssuerKey, ISSUER_KEY_TABLE } from '../../../../plugins/kyc/issuance/issuer-key.js';
+import { loadServiceKey } from '../../../../plugins/common/chain/service-key.js';
 import { JobStore } from '../../../../plugins/kyc/issuance/jobs.js';
-import { TX_TABLE, TxSender, type SentTx } from '../../../../plugins/kyc/issuance/tx-sender.js';
+import { TxSender, type SentTx } from '../../../../plugins/common/chain/tx-sender.js';
 import { buildTransfer } from '../../../../node/client/builder.js';
-import { KycDb } from '../../../../plugins/kyc/store/tables.js';
+import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import { passedSession } from './harness.js';
+import { ISSUER_KEY_TABLE, ISSUER_SIGNER, ISSUER_TX_TABLE } from '../../../../plugins/kyc/issuance/tables.js';
 
 /** The issuance parts that need no chain: the key, the credential body, jobs, and nonce and position allocation. */
 
 async function kycDb(t: { teardown(fn: () => unknown): void }) {
   const db = await openDatabase('memory');
   t.teardown(() => db.close());
-  return new KycDb(db.pluginStore('kyc'));
+  return new PluginDb(db.pluginStore('kyc'));
 }
 
 t.test('the issuer key: adopts the service key once, then always the stored one', async (t) => {
   const db = await kycDb(t);
   const service = generateSeed();
-  const first = await loadIssuerKey(db, 'testnet', async () => service);
+  const first = await loadServiceKey(db, ISSUER_KEY_TABLE, 'testnet', async () => service);
   t.equal(first.origin, 'service-key');
   t.same(first.seed, service);
   t.match(first.did, new RegExp(`^did:ledger:testnet:${first.address}$`));
-  const again = await loadIssuerKey(db, 'testnet', async () => generateSeed());
+  const again = await loadServiceKey(db, ISSUER_KEY_TABLE, 'testnet', async () => generateSeed());
   t.same(again.seed, service, 'a later service key does not replace the stored one');
   const other = await kycDb(t);
-  const generated = await loadIssuerKey(other, 'testnet', async () => undefined);
+  const generated = await loadServiceKey(other, ISSUER_KEY_TABLE, 'testnet', async () => undefined);
   t.equal(generated.origin, 'generated');
   t.ok(await other.json(ISSUER_KEY_TABLE).get('issuer'), 'the generated seed is stored');
 });
@@ -91,13 +92,15 @@ function fixedChain(state: { nonce: bigint; position: number; receipts?: Set<str
 
 t.test('nonces and revocation positions count the issuer’s in-flight transactions', async (t) => {
   const db = await kycDb(t);
-  const key = await loadIssuerKey(db, 'testnet', async () => undefined);
+  const key = await loadServiceKey(db, ISSUER_KEY_TABLE, 'testnet', async () => undefined);
   const chain = { nonce: 5n, position: REVOCATION_LIST_ENTRIES - 1 };
   const submitted: string[] = [];
   let refuse = false;
   const sender = new TxSender(
     {
       db,
+      table: ISSUER_TX_TABLE,
+      signer: ISSUER_SIGNER,
       chain: fixedChain(chain),
       chainId: 'test-chain',
       submit: async (json) => {
@@ -125,7 +128,7 @@ t.test('nonces and revocation positions count the issuer’s in-flight transacti
   refuse = true;
   await t.rejects(sender.send({ kind: 'CredentialRevoke', ref: 'd', build: build(positions) }), { code: 'INSUFFICIENT_BALANCE' });
   const stored: SentTx[] = [];
-  for await (const [, v] of db.json<SentTx>(TX_TABLE).entries()) stored.push(v);
+  for await (const [, v] of db.json<SentTx>(ISSUER_TX_TABLE).entries()) stored.push(v);
   t.same(stored.map((s) => s.nonce), ['5', '6', '7'], 'a refused transaction is not kept');
 
   refuse = false;

@@ -14,7 +14,7 @@ import { mountHostedApi } from '../../../../plugins/kyc/http/routes/hosted-api.j
 import { mountReview } from '../../../../plugins/kyc/http/routes/review.js';
 import { mountVerifications } from '../../../../plugins/kyc/http/routes/verifications.js';
 import type { CredentialIssuance, EventSink, IssuedCredential, KycBase, OrganizationDirectory } from '../../../../plugins/kyc/services.js';
-import { KycDb } from '../../../../plugins/kyc/store/tables.js';
+import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import type { KycEvent, Organization, VerificationSession } from '../../../../plugins/kyc/types.js';
 import { createImageChecker, type ImageChecker } from '../../../../plugins/kyc/verification/checks/image.js';
 import type { VerificationProvider } from '../../../../plugins/kyc/verification/provider.js';
@@ -114,7 +114,7 @@ export async function setup(t: Test, opts: { config?: Record<string, unknown>; p
   const config = parseKycConfig({ enabled: true, host: '127.0.0.1', port: 0, sessionTtlSeconds: 3600, reviewTtlSeconds: 7200, ...opts.config });
   const base: KycBase = {
     config,
-    db: new KycDb(db.pluginStore('kyc')),
+    db: new PluginDb(db.pluginStore('kyc')),
     log: createLogger({ level: 'silent' }),
     chain: noChain,
     network: NETWORK,

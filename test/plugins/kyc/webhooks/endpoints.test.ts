@@ -1,13 +1,13 @@
 import t, { type Test } from 'tap';
 import { openDatabase } from '../../../../node/state/db.js';
-import { KycDb } from '../../../../plugins/kyc/store/tables.js';
+import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import { MAX_ENDPOINTS_PER_ORG, WebhookEndpoints, publicEndpoint } from '../../../../plugins/kyc/webhooks/endpoints.js';
 
 async function repo(t: Test, allowHttpHosts: string[] = []) {
   const database = await openDatabase('memory');
   t.teardown(() => database.close());
   let now = Date.parse('2026-01-01T00:00:00Z');
-  const endpoints = new WebhookEndpoints(new KycDb(database.pluginStore('kyc')), { now: () => now, allowHttpHosts });
+  const endpoints = new WebhookEndpoints(new PluginDb(database.pluginStore('kyc')), { now: () => now, allowHttpHosts });
   return { endpoints, tick: (ms: number) => (now += ms) };
 }
 

@@ -5,7 +5,7 @@ import { createLogger } from '../../../../node/logging.js';
 import { openDatabase, type Database } from '../../../../node/state/db.js';
 import { verifyWebhookSignature } from '../../../../plugins/common/webhooks/signature.js';
 import { parseKycConfig, type KycConfig } from '../../../../plugins/kyc/config.js';
-import { KycDb } from '../../../../plugins/kyc/store/tables.js';
+import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import { KycWebhooks } from '../../../../plugins/kyc/webhooks/events.js';
 
 /**
@@ -24,7 +24,7 @@ export function config(webhooks: Record<string, unknown> = {}): KycConfig {
 
 export interface Part {
   database: Database;
-  db: KycDb;
+  db: PluginDb;
   webhooks: KycWebhooks;
   config: KycConfig;
   /** a new KycWebhooks on the same store (the old one stopped first), as after a restart */
@@ -33,7 +33,7 @@ export interface Part {
 
 export async function part(t: Test, webhooks: Record<string, unknown> = {}): Promise<Part> {
   const database = await openDatabase('memory');
-  const db = new KycDb(database.pluginStore('kyc'));
+  const db = new PluginDb(database.pluginStore('kyc'));
   const cfg = config(webhooks);
   const make = () => new KycWebhooks({ config: cfg, db, log: silent, now: () => Date.now() });
   const self: Part = {

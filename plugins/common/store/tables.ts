@@ -83,7 +83,7 @@ export class Batch {
 }
 
 /** The plugin's namespace as tables. */
-export class KycDb {
+export class PluginDb {
   private readonly tables = new Map<string, Table<any>>();
 
   constructor(readonly root: BinarySublevel) {}

@@ -4,19 +4,17 @@ import type { Logger } from '../../../node/logging.js';
 import type { ChainView } from '../../../node/plugins/chain-view.js';
 import { REVOCATION_LIST_ENTRIES } from '../../../node/protocol/revocation-list.js';
 import type { UnsignedTransaction } from '../../../node/protocol/transaction.js';
-import type { Batch, KycDb } from '../store/tables.js';
-import type { IssuerKey } from './issuer-key.js';
+import type { Batch, PluginDb } from '../store/tables.js';
+import type { ServiceKey } from './service-key.js';
 
 /**
- * Every transaction the issuer signs goes through here, one at a time: the nonce is the chain's
- * account nonce plus the issuer's own transactions still in flight, and a credential request's
+ * Every transaction a plugin's service key signs goes through here, one at a time: the nonce is
+ * the chain's account nonce plus the key's own transactions still in flight, and a credential request's
  * revocation position is the chain's next one plus the in-flight requests'. Each signed
- * transaction is stored (table `iss-txs`, by nonce) before it is submitted, so after a restart,
+ * transaction is stored (table `table`, by nonce) before it is submitted, so after a restart,
  * when the mempool has forgotten them, they are submitted again in nonce order and no nonce gap
  * strands the later ones.
  */
-
-export const TX_TABLE = 'iss-txs';
 
 export interface Position {
   list: number;
@@ -39,7 +37,11 @@ export interface SentTx {
 const ALREADY_THERE = new Set(['ALREADY_KNOWN', 'NONCE_TOO_LOW', 'NONCE_TAKEN']);
 
 export interface TxSenderDeps {
-  db: KycDb;
+  db: PluginDb;
+  /** the table of the stored transactions */
+  table: string;
+  /** who signs, in log lines: "the KYC issuer" */
+  signer: string;
   chain: ChainView;
   chainId: string;
   submit(txJson: string): Promise<string>;
@@ -55,9 +57,9 @@ export class TxSender {
 
   constructor(
     private readonly d: TxSenderDeps,
-    private readonly key: IssuerKey,
+    private readonly key: ServiceKey,
   ) {
-    this.table = d.db.json<SentTx>(TX_TABLE);
+    this.table = d.db.json<SentTx>(d.table);
   }
 
   /**
@@ -115,7 +117,7 @@ export class TxSender {
           sent++;
         } catch (err) {
           if (isLedgerError(err) && ALREADY_THERE.has(err.code)) continue;
-          this.d.log.warn({ err, hash: t.hash, kind: t.kind }, `the KYC issuer could not submit its ${t.kind} transaction ${t.hash} again`);
+          this.d.log.warn({ err, hash: t.hash, kind: t.kind }, `${this.d.signer} could not submit its ${t.kind} transaction ${t.hash} again`);
         }
       }
       return sent;
