@@ -1,7 +1,7 @@
 import { isLedgerError } from '../../../node/errors.js';
 import { parseAddress } from '../../../node/protocol/address.js';
 import { feeFor } from '../../../node/protocol/fees.js';
-import type { PluginDb, Table } from '../../common/store/tables.js';
+import type { Batch, PluginDb, Table } from '../../common/store/tables.js';
 import type { WalletBase } from '../services.js';
 import type { FundResult, Sponsor } from './sponsor.js';
 
@@ -52,11 +52,22 @@ export interface OnboardingOptions {
 const PASSING: ReadonlySet<string> = new Set(['HOURLY_LIMIT', 'SPONSOR_NO_FUNDS', 'SPONSOR_REFUSED']);
 const TERMINAL: ReadonlySet<OnboardingStatus> = new Set(['active', 'failed']);
 
+export interface NewOnboarding {
+  userId: string;
+  did: string;
+  address: string;
+  txJson: string;
+  txHash: string;
+  nonce: bigint;
+}
+
 export class Onboarding {
   private readonly records: Table<OnboardingRecord>;
   private readonly pending: Table<number>;
   private readonly pollMs: number;
   private readonly resubmitMs: number;
+  /** a DidCreate submitted before this start was in a mempool that is gone: it is sent again at once */
+  private startedAt = 0;
   private readonly refundMs: number;
   private timer: NodeJS.Timeout | undefined;
   private lastSeq: number | undefined;
@@ -84,6 +95,7 @@ export class Onboarding {
   /** Resubmits what a restart may have lost, then runs a pass now and one on every new block. */
   async start(): Promise<void> {
     if (this.timer) return;
+    this.startedAt = this.base.now();
     await this.sponsor.resubmitPending();
     this.dirty = true;
     this.timer = setInterval(() => this.tick(), this.pollMs);
@@ -99,14 +111,30 @@ export class Onboarding {
   }
 
   /** Stores a registration's DidCreate (replacing a failed one of the same account) and wakes the worker. */
-  async enqueue(o: { userId: string; did: string; address: string; txJson: string; txHash: string; nonce: bigint }): Promise<OnboardingRecord> {
+  async enqueue(o: NewOnboarding): Promise<OnboardingRecord> {
+    const batch = this.db.batch();
+    const record = this.stage(batch, o);
+    await batch.write();
+    this.wake(o.address);
+    return record;
+  }
+
+  /**
+   * Puts a new onboarding into `batch`, the one that stores its user, so that a crash keeps both
+   * or neither (a user without its onboarding would never reach the chain). `wake` after the write.
+   */
+  stage(batch: Batch, o: NewOnboarding): OnboardingRecord {
     const now = this.base.now();
     const record: OnboardingRecord = { ...o, nonce: o.nonce.toString(), status: 'funding', reason: null, fundTx: null, submittedAt: null, createdAt: now, updatedAt: now };
-    await this.db.batch().put(this.records, o.address, record).put(this.pending, o.address, now).write();
-    this.askAgainAt.delete(o.address);
+    batch.put(this.records, o.address, record).put(this.pending, o.address, now);
+    return record;
+  }
+
+  /** Works the onboarding of `address` now (its record was just written). */
+  wake(address: string): void {
+    this.askAgainAt.delete(address);
     this.dirty = true;
     this.tick();
-    return record;
   }
 
   get(address: string): Promise<OnboardingRecord | undefined> {
@@ -157,7 +185,8 @@ export class Onboarding {
       return this.save(r, { status: 'failed', reason: `the account used nonce ${r.nonce} for another transaction; sign a new DidCreate with nonce ${account.nonce} and register again` });
     }
     if (r.status === 'submitted') {
-      if (this.base.now() - (r.submittedAt ?? 0) >= this.resubmitMs) await this.submit(r);
+      const at = r.submittedAt ?? 0;
+      if (at < this.startedAt || this.base.now() - at >= this.resubmitMs) await this.submit(r);
       return;
     }
     if (account.balance >= feeFor('DidCreate')) return this.submit(r);

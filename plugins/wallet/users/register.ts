@@ -8,10 +8,11 @@ import { didForPublicKey, parseDid } from '../../../node/protocol/did.js';
 import { parseJson } from '../../../node/protocol/json.js';
 import { transactionFromJson, transactionHash, verifyTransactionSignature, type Transaction } from '../../../node/protocol/transaction.js';
 import { HttpProblem } from '../../common/http/problems.js';
+import type { Batch } from '../../common/store/tables.js';
 import type { WalletBase } from '../services.js';
 import type { AddressEntry, User } from '../types.js';
 import type { ChallengeStore, IssuedChallenge } from './challenges.js';
-import type { Onboarding, OnboardingStatus } from './onboarding.js';
+import type { Onboarding, OnboardingRecord, OnboardingStatus } from './onboarding.js';
 import { newUserId, type UserStore } from './store.js';
 
 /**
@@ -104,17 +105,23 @@ export class Registration {
     if (await base.chain.did(identifier)) throw new LedgerError('DID_EXISTS', `${did} is already on chain; register it with {did, proof} instead`, 'conflict');
     const existing = await users.byDid(did);
     // a registration whose DidCreate failed may start again with a new one for the same key
-    const retry = existing?.origin === 'created' && (await onboarding.get(address))?.status === 'failed';
+    // (or whose onboarding a crash left unwritten: the app sends the same DidCreate again)
+    const prior = existing?.origin === 'created' ? await onboarding.get(address) : undefined;
+    const retry = existing?.origin === 'created' && (prior === undefined || prior.status === 'failed');
     if (existing && !retry) throw new LedgerError('DID_TAKEN', `${did} is already registered with this wallet service`, 'conflict');
     const { nonce } = await base.chain.account(identifier);
     if (tx.nonce !== nonce) throw invalid('BAD_NONCE', `signedDidCreate has nonce ${tx.nonce}; the account's next nonce is ${nonce}`, { field: 'signedDidCreate' });
     const hash = transactionHash(base.chainId, tx);
     const publicKey = toHex(tx.senderPubkey);
     const addresses = withOwnLedger(address, profile.addresses, existing?.addresses);
-    const user = existing
-      ? await users.update(existing.id, (u) => applyProfile({ ...u, publicKey, address, didTx: hash, addresses }, profile, link))
-      : await users.create(applyProfile(newUser(base.now(), { did, publicKey, address, origin: 'created', didTx: hash, addresses }), profile, link));
-    const started = await onboarding.enqueue({ userId: user.id, did, address, txJson: text, txHash: hash, nonce: tx.nonce });
+    const fresh = existing ? undefined : applyProfile(newUser(base.now(), { did, publicKey, address, origin: 'created', didTx: hash, addresses }), profile, link);
+    let started!: OnboardingRecord;
+    // the user and its onboarding in one write: a crash keeps both or neither
+    const stage = (batch: Batch) => {
+      started = onboarding.stage(batch, { userId: existing?.id ?? fresh!.id, did, address, txJson: text, txHash: hash, nonce: tx.nonce });
+    };
+    const user = existing ? await users.update(existing.id, (u) => applyProfile({ ...u, publicKey, address, didTx: hash, addresses }, profile, link), stage) : await users.create(fresh!, stage);
+    onboarding.wake(address);
     return { user, created: true, keyChanged: false, didStatus: started.status, didStatusReason: started.reason };
   }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { LedgerError } from '../../../node/errors.js';
 import { KeyedSerial } from '../../common/http/router.js';
-import type { PluginDb, Table } from '../../common/store/tables.js';
+import type { Batch, PluginDb, Table } from '../../common/store/tables.js';
 import type { User } from '../types.js';
 
 /**
@@ -58,8 +58,11 @@ export class UserStore {
     return this.by('oidcSub', sub);
   }
 
-  /** Stores a new user; 409 when its DID, handle, address or OIDC subject belongs to another. */
-  create(user: User): Promise<User> {
+  /**
+   * Stores a new user; 409 when its DID, handle, address or OIDC subject belongs to another.
+   * `also` adds what must be written with it to the same batch.
+   */
+  create(user: User, also?: (batch: Batch) => void): Promise<User> {
     return this.serial.run('users', async () => {
       await this.checkFree(user);
       const batch = this.db.batch().put(this.users, user.id, user);
@@ -67,13 +70,14 @@ export class UserStore {
         const value = user[field];
         if (value) batch.put(table, value, user.id);
       }
+      also?.(batch);
       await batch.write();
       return user;
     });
   }
 
-  /** Applies `change` to the stored user and moves its index entries; 409 on a taken value. */
-  update(id: string, change: (user: User) => User): Promise<User> {
+  /** Applies `change` to the stored user and moves its index entries; 409 on a taken value. `also` as in create. */
+  update(id: string, change: (user: User) => User, also?: (batch: Batch) => void): Promise<User> {
     return this.serial.run('users', async () => {
       const before = await this.require(id);
       const after = { ...change(structuredClone(before)), id, updatedAt: new Date().toISOString() };
@@ -84,6 +88,7 @@ export class UserStore {
         if (before[field]) batch.del(table, before[field]!);
         if (after[field]) batch.put(table, after[field]!, id);
       }
+      also?.(batch);
       await batch.write();
       return after;
     });
