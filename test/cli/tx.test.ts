@@ -38,6 +38,22 @@ t.test('tx transfer signs locally, sends and waits for the receipt', async (t) =
   t.equal(await client.getNonce(key.address), 1n);
 });
 
+t.test('tx --print signs and prints the JSON text without sending it', async (t) => {
+  const { cwd, client, key, env } = await setup(t);
+  const r = await runLedger(['tx', 'did-create', '--key', 'keys/dev.json', '--print'], { cwd, env });
+  t.equal(r.code, 0, r.stderr);
+  const out = r.json();
+  t.match(out, { tx_hash: /^[0-9a-f]{64}$/, json: String });
+  const { tx } = transactionFromJson(parseJson(out.json));
+  t.same([tx.payload.kind, tx.nonce], ['DidCreate', 0n]);
+  t.equal(await client.getReceipt(out.tx_hash), null, 'nothing was sent');
+  t.equal(await client.sendTransaction(out.json), out.tx_hash, 'the printed text is what ledger_sendTransaction takes');
+  t.equal(await client.getNonce(key.address), 0n);
+  const both = await runLedger(['tx', 'did-create', '--key', 'keys/dev.json', '--print', '--wait'], { cwd, env });
+  t.equal(both.code, 2);
+  t.match(both.stderr, /--print sends nothing/);
+});
+
 t.test('tx kinds, --nonce, --rpc and --amount-units', async (t) => {
   const { cwd, node, client, key, env } = await setup(t);
   const stake = await runLedger(['tx', 'stake', '--key', 'keys/dev.json', '--amount-units', '1000000000000', '--rpc', node.url, ...WAIT], { cwd });

@@ -76,6 +76,8 @@ Options:
   --status-list <n>        credential-request: the revocation list (default: 0)
   --status-index <n>       credential-request: the position in it (required)
   --nonce <int>            use this nonce instead of asking the node
+  --print                  sign and print {tx_hash, json} without sending: the JSON text a wallet
+                           backend takes (POST /v1/users/register's signedDidCreate, the relays)
   --wait                   wait for the receipt and print it
   --timeout <ms>           how long --wait waits (default: 30000)
 
@@ -169,6 +171,7 @@ export async function runTx(argv: string[], io: CliIo): Promise<number> {
     did: { type: 'string' },
     nonce: { type: 'string' },
     wait: { type: 'boolean' },
+    print: { type: 'boolean' },
     timeout: { type: 'string' },
     ...RECOVERY_TX_OPTIONS,
     ...CREDENTIAL_TX_OPTIONS,
@@ -180,6 +183,7 @@ export async function runTx(argv: string[], io: CliIo): Promise<number> {
   const timeoutMs = intFlag(p, 'timeout', 'tx', 1, 3_600_000) ?? 30_000;
   const nonceFlag = stringFlag(p, 'nonce');
   if (nonceFlag !== undefined && !/^\d{1,20}$/.test(nonceFlag)) throw new UsageError('--nonce must be a non-negative integer', 'tx');
+  if (p.values.print === true && p.values.wait === true) throw new UsageError('--print sends nothing, so there is no receipt to --wait for', 'tx');
   // Validate the flags before touching the network.
   unsignedFor(kind, p, key, 0n, '');
 
@@ -187,6 +191,10 @@ export async function runTx(argv: string[], io: CliIo): Promise<number> {
   const { chain_id: chainId } = await client.chainInfo();
   const nonce = nonceFlag !== undefined ? BigInt(nonceFlag) : await client.getNonce(key.address);
   const signed = signAndEncode(chainId, unsignedFor(kind, p, key, nonce, chainId), key.seed);
+  if (p.values.print === true) {
+    printJson(io, { tx_hash: signed.hash, json: signed.json });
+    return 0;
+  }
   const txHash = await client.sendTransaction(signed.json);
   if (p.values.wait !== true) {
     printJson(io, { tx_hash: txHash });
