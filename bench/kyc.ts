@@ -25,7 +25,7 @@ import { buildDidCreate, buildTransfer, didForPublicKey, generateSeed, keyPairFr
 import { readKeyFile } from '../node/config/keyfile.js';
 import { freePortRange } from '../node/devnet/ports.js';
 import { spawnNode } from './lib/chaos/node-process.js';
-import { summarizeProfiles } from './lib/relay/cpuprofile.js';
+import { printProfiles } from './lib/relay/cpuprofile.js';
 import { KycClient } from './lib/kyc/client.js';
 import { testJpeg } from './lib/kyc/images.js';
 import { WebhookReceiver } from './lib/kyc/receiver.js';
@@ -135,10 +135,5 @@ try {
 }
 if (profileDir) {
   // the whole run, setup included: the sessions dominate it
-  for (const th of await summarizeProfiles(profileDir, undefined, 25)) {
-    console.log(`\nnode thread ${th.thread} (${th.file}): ${th.busy_ms} ms busy of ${th.total_ms} ms sampled`);
-    console.table(th.groups.slice(0, 12));
-    console.table(th.top.slice(0, 20).map((f) => ({ function: f.function, where: f.where, group: f.group, 'self ms': f.self_ms, '%': f.percent })));
-    console.table(th.by_our_caller.slice(0, 15).map((f) => ({ function: f.function, where: f.where, ms: f.ms, '%': f.percent, underneath: f.under })));
-  }
+  await printProfiles(profileDir);
 }

@@ -28,7 +28,7 @@ import { parseArgs } from 'node:util';
 import { RpcClient, type Receipt } from '../node/client/index.js';
 import { freePortRange } from '../node/devnet/ports.js';
 import { spawnNode, type NodeProcess } from './lib/chaos/node-process.js';
-import { summarizeProfiles } from './lib/relay/cpuprofile.js';
+import { printProfiles } from './lib/relay/cpuprofile.js';
 import { cpuBetween, procSample } from './lib/relay/proc-stats.js';
 import { latencySummary, machine, pool } from './lib/stats.js';
 import { WalletApiError, WalletUser } from './lib/wallet/client.js';
@@ -269,10 +269,5 @@ try {
 }
 if (profileDir) {
   // the whole run, onboarding included: the load dominates it
-  for (const th of await summarizeProfiles(profileDir, undefined, 25)) {
-    console.log(`\nnode thread ${th.thread} (${th.file}): ${th.busy_ms} ms busy of ${th.total_ms} ms sampled`);
-    console.table(th.groups.slice(0, 12));
-    console.table(th.top.slice(0, 20).map((f) => ({ function: f.function, where: f.where, group: f.group, 'self ms': f.self_ms, '%': f.percent })));
-    console.table(th.by_our_caller.slice(0, 15).map((f) => ({ function: f.function, where: f.where, ms: f.ms, '%': f.percent, underneath: f.under })));
-  }
+  await printProfiles(profileDir);
 }

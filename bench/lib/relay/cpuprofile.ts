@@ -177,3 +177,13 @@ export async function summarizeProfiles(dir: string, window?: { fromUs: number; 
   }
   return out.sort((a, b) => a.thread - b.thread);
 }
+
+/** Prints the summary of every profile in `dir` (a node run with --cpu-prof): groups, top functions, our callers. */
+export async function printProfiles(dir: string): Promise<void> {
+  for (const th of await summarizeProfiles(dir, undefined, 25)) {
+    console.log(`\nnode thread ${th.thread} (${th.file}): ${th.busy_ms} ms busy of ${th.total_ms} ms sampled`);
+    console.table(th.groups.slice(0, 12));
+    console.table(th.top.slice(0, 20).map((f) => ({ function: f.function, where: f.where, group: f.group, 'self ms': f.self_ms, '%': f.percent })));
+    console.table(th.by_our_caller.slice(0, 15).map((f) => ({ function: f.function, where: f.where, ms: f.ms, '%': f.percent, underneath: f.under })));
+  }
+}
