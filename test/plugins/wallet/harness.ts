@@ -98,30 +98,7 @@ export async function startWallet(t: Test, mount: (p: WalletParts) => void | Pro
   const url = state.url;
   const rpc = new RpcClient(node.url);
   const { parts } = plugin;
-  const devSeed = node.dev.seed;
-  let devNonce: Promise<unknown> = Promise.resolve();
-
-  const fund = async (address: string, amount: bigint): Promise<void> => {
-    // one dev transfer at a time, each with the nonce after the last committed one
-    const run = devNonce.then(async () => {
-      const nonce = await rpc.getNonce(node.dev.address);
-      const signed = signAndEncode(node.chainId, buildTransfer({ senderPubkey: node.dev.publicKey, nonce, to: address, amount }), devSeed);
-      await rpc.sendTransaction(signed.json);
-      await waitForReceipt(rpc, signed.hash, { timeoutMs: 20_000 });
-    });
-    devNonce = run.catch(() => undefined);
-    return run;
-  };
-
-  const createDid = async (seed: Uint8Array): Promise<string> => {
-    const { publicKey } = keyPairFromSeed(seed);
-    await fund(addressFromPublicKey(publicKey), 10_000_000n);
-    const signed = signAndEncode(node.chainId, buildDidCreate({ senderPubkey: publicKey, nonce: 0n }), seed);
-    await rpc.sendTransaction(signed.json);
-    const receipt = await waitForReceipt(rpc, signed.hash, { timeoutMs: 20_000 });
-    if ((receipt as { status?: string }).status === 'failed') throw new Error(`DidCreate failed: ${JSON.stringify(receipt)}`);
-    return didForPublicKey(parts.base.network, publicKey);
-  };
+  const { fund, createDid } = chainHelpers(node, rpc);
 
   return {
     node,
@@ -136,26 +113,58 @@ export async function startWallet(t: Test, mount: (p: WalletParts) => void | Pro
       const { publicKey } = keyPairFromSeed(seed);
       const did = s.onChain ? await createDid(seed) : didForPublicKey(parts.base.network, publicKey);
       if (s.fund !== undefined) await fund(addressFromPublicKey(publicKey), s.fund);
-      const now = new Date().toISOString();
-      const user = await parts.users.create({
-        id: newUserId(),
-        did,
-        publicKey: toHex(publicKey),
-        address: addressFromPublicKey(publicKey),
-        origin: 'created',
-        didTx: null,
-        addresses: [{ chain: 'ledger', address: addressFromPublicKey(publicKey), derivation: "m/44'/0'/0'/0'/0'" }],
-        displayName: null,
-        handle: s.handle ?? null,
-        hideBalances: false,
-        email: null,
-        oidcSub: null,
-        createdAt: now,
-        updatedAt: now,
-      });
-      const fakeCtx = { req: { headers: {}, socket: {} } } as never;
-      const { cookie } = await parts.sessions.start(fakeCtx, { userId: user.id });
-      return { user, seed, publicKey, cookie: cookie.split(';')[0]! };
+      return storeSignedIn(parts, seed, did, { handle: s.handle ?? null, derivation: "m/44'/0'/0'/0'/0'" });
     },
   };
+}
+
+/** Funding from the node's dev account (one transfer at a time, each with the next committed nonce) and on-chain DIDs. */
+export function chainHelpers(node: TestNode, rpc: RpcClient): Pick<WalletHarness, 'fund' | 'createDid'> {
+  let devQueue: Promise<unknown> = Promise.resolve();
+  const fund = (address: string, amount: bigint): Promise<void> => {
+    const run = devQueue.then(async () => {
+      const nonce = await rpc.getNonce(node.dev.address);
+      const signed = signAndEncode(node.chainId, buildTransfer({ senderPubkey: node.dev.publicKey, nonce, to: address, amount }), node.dev.seed);
+      await rpc.sendTransaction(signed.json);
+      await waitForReceipt(rpc, signed.hash, { timeoutMs: 20_000 });
+    });
+    devQueue = run.catch(() => undefined);
+    return run;
+  };
+  const createDid = async (seed: Uint8Array): Promise<string> => {
+    const { publicKey } = keyPairFromSeed(seed);
+    await fund(addressFromPublicKey(publicKey), 10_000_000n);
+    const signed = signAndEncode(node.chainId, buildDidCreate({ senderPubkey: publicKey, nonce: 0n }), seed);
+    await rpc.sendTransaction(signed.json);
+    const receipt = await waitForReceipt(rpc, signed.hash, { timeoutMs: 20_000 });
+    if ((receipt as { status?: string }).status !== 'success') throw new Error(`DidCreate failed: ${JSON.stringify(receipt)}`);
+    return didForPublicKey(node.dev.network, publicKey);
+  };
+  return { fund, createDid };
+}
+
+/** A wallet user stored directly (as registration would store it) for the key of `seed`, with a live session. */
+export async function storeSignedIn(parts: Pick<WalletParts, 'users' | 'sessions'>, seed: Uint8Array, did: string, o: { handle: string | null; derivation: string }): Promise<SignedIn> {
+  const { publicKey } = keyPairFromSeed(seed);
+  const address = addressFromPublicKey(publicKey);
+  const now = new Date().toISOString();
+  const user = await parts.users.create({
+    id: newUserId(),
+    did,
+    publicKey: toHex(publicKey),
+    address,
+    origin: 'created',
+    didTx: null,
+    addresses: [{ chain: 'ledger', address, derivation: o.derivation }],
+    displayName: null,
+    handle: o.handle,
+    hideBalances: false,
+    email: null,
+    oidcSub: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const noRequest = { req: { headers: {}, socket: {} } } as never;
+  const { cookie } = await parts.sessions.start(noRequest, { userId: user.id });
+  return { user, seed, publicKey, cookie: cookie.split(';')[0]! };
 }

@@ -1,6 +1,5 @@
 import type { Test } from 'tap';
-import { buildDidCreate, buildTransfer, generateSeed, keyPairFromSeed, RpcClient, signAndEncode, toHex, waitForReceipt } from '../../../../node/client/index.js';
-import { addressFromPublicKey } from '../../../../node/protocol/address.js';
+import { generateSeed, keyPairFromSeed, RpcClient } from '../../../../node/client/index.js';
 import { didForPublicKey } from '../../../../node/protocol/did.js';
 import type { Plugin, PluginContext } from '../../../../node/plugins/types.js';
 import { createKyc } from '../../../../plugins/kyc/index.js';
@@ -15,12 +14,12 @@ import { createWalletRouter } from '../../../../plugins/wallet/http/router.js';
 import type { WalletBase } from '../../../../plugins/wallet/services.js';
 import type { User } from '../../../../plugins/wallet/types.js';
 import { WalletSessions } from '../../../../plugins/wallet/users/sessions.js';
-import { newUserId, UserStore } from '../../../../plugins/wallet/users/store.js';
+import { UserStore } from '../../../../plugins/wallet/users/store.js';
 import { KycClient } from '../../../../bench/lib/kyc/client.js';
 import { testJpeg } from '../../../../bench/lib/kyc/images.js';
 import { startTestNode, type TestNode } from '../../../fixtures/real-node.js';
 import { httpCall, type CallResult } from '../../common/http-call.js';
-import { ERRORS_BASE } from '../harness.js';
+import { chainHelpers, ERRORS_BASE, storeSignedIn } from '../harness.js';
 import { until } from '../../../fixtures/wait.js';
 
 /**
@@ -106,15 +105,7 @@ export async function startKycWallet(t: Test, kycOptions: Record<string, unknown
   const api = new KycClient(kycUrl);
   await api.register(`org-${process.pid}-${Date.now()}@example.org`, 'a passphrase of some length', 'Org');
   await api.createKey('sandbox');
-  const rpc = new RpcClient(node.url);
-  let devQueue: Promise<unknown> = Promise.resolve();
-
-  const send = async (unsigned: Parameters<typeof signAndEncode>[1], seed: Uint8Array): Promise<void> => {
-    const signed = signAndEncode(node.chainId, unsigned, seed);
-    await rpc.sendTransaction(signed.json);
-    const receipt = await waitForReceipt(rpc, signed.hash, { timeoutMs: 30_000 });
-    if (receipt.status !== 'success') throw new Error(`setup transaction failed: ${JSON.stringify(receipt)}`);
-  };
+  const { createDid } = chainHelpers(node, new RpcClient(node.url));
 
   return {
     node,
@@ -125,23 +116,8 @@ export async function startKycWallet(t: Test, kycOptions: Record<string, unknown
     req: (method, path, o = {}) => httpCall(url, method, path, { ...(o.body !== undefined ? { body: o.body } : {}), ...(o.raw !== undefined ? { raw: o.raw } : {}), headers: o.cookie ? { cookie: o.cookie } : {} }),
     async holder(o = {}) {
       const seed = generateSeed();
-      const { publicKey } = keyPairFromSeed(seed);
-      const address = addressFromPublicKey(publicKey);
-      const did = didForPublicKey(node.dev.network, publicKey);
-      if (o.onChain !== false) {
-        // one dev transfer at a time: each takes the nonce after the last committed one
-        const funded = devQueue.then(async () => send(buildTransfer({ senderPubkey: node.dev.publicKey, nonce: await rpc.getNonce(node.dev.address), to: address, amount: 10_000_000n }), node.dev.seed));
-        devQueue = funded.catch(() => undefined);
-        await funded;
-        await send(buildDidCreate({ senderPubkey: publicKey, nonce: 0n }), seed);
-      }
-      const now = new Date().toISOString();
-      const user = await wallet.users.create({
-        id: newUserId(), did, publicKey: toHex(publicKey), address, origin: 'created', didTx: null,
-        addresses: [{ chain: 'ledger', address, derivation: '' }], displayName: null, handle: null, hideBalances: false, email: null, oidcSub: null, createdAt: now, updatedAt: now,
-      });
-      const { cookie } = await wallet.sessions.start({ req: { headers: {}, socket: {} } } as never, { userId: user.id });
-      return { user, seed, publicKey, cookie: cookie.split(';')[0]! };
+      const did = o.onChain !== false ? await createDid(seed) : didForPublicKey(node.dev.network, keyPairFromSeed(seed).publicKey);
+      return storeSignedIn(wallet, seed, did, { handle: null, derivation: '' });
     },
     async verified(did) {
       const { session } = await api.createSession({ level: 2, sandbox: true, sandboxOutcome: 'pass', subjectDid: did });
