@@ -120,7 +120,7 @@ export class ConsensusEngine extends EventEmitter {
   private readonly pendingQcs = new Map<string, QuorumCertificate>();
   private readonly sync = new BlockSync();
   private readonly ranges = new RangeSync();
-  /** the next height to ask for by range, and the highest height seen that we lack */
+  /** the next height to ask for by range, and the highest block seen that we lack */
   private rangeNext = 0;
   private syncTarget = 0;
   private readonly times = new BlockTimes();
@@ -832,7 +832,12 @@ export class ConsensusEngine extends EventEmitter {
     this.rangeNext = res.qc.height + 1;
     const ep = this.ep;
     await this.processQc(res.qc, from);
-    if (this.ep === ep && this.syncTarget - this.tree.root.header.height > MAX_SYNC_BLOCKS) this.requestRange(from);
+    if (this.ep !== ep) return;
+    // Far behind: on by height. Close: the orphans' missing parent by hash at once, rather than
+    // when a later message happens to name it again.
+    if (this.syncTarget - this.tree.root.header.height > MAX_SYNC_BLOCKS) return this.requestRange(from);
+    const missing = this.orphans.lowestMissingParent();
+    if (missing) this.requestSync(from, missing.hash, missing.height);
   }
 
   private async onSyncResponse(from: Uint8Array, blocks: Block[]): Promise<void> {

@@ -50,6 +50,18 @@ export class OrphanPool {
     return true;
   }
 
+  /** The lowest block the pool waits for that is not an orphan itself: the next one to fetch. */
+  lowestMissingParent(): { hash: Uint8Array; height: number } | undefined {
+    let best: { hash: Uint8Array; height: number } | undefined;
+    for (const [key, list] of this.byParent) {
+      if (this.hashes.has(key)) continue;
+      const child = list[0]!.block;
+      const height = child.header.height - 1;
+      if (!best || height < best.height) best = { hash: child.header.parentHash, height };
+    }
+    return best;
+  }
+
   /** Removes and returns the orphans waiting for `parent`. */
   takeChildren(parent: Uint8Array): Orphan[] {
     const key = toHex(parent);

@@ -4,7 +4,10 @@ import { bls12_381 } from '@noble/curves/bls12-381.js';
  * BLS12-381 "min-pk" (48-byte G1 public keys, 96-byte G2 signatures) as pure functions, for the
  * checks execution makes: a validator's proof of possession and equivocation evidence. Nothing here
  * caches or reads a clock, so every node gets the same answer. The consensus engine's own signer
- * and aggregate verifier live in node/consensus/crypto.ts and use the same curve and ciphersuite.
+ * and aggregate verifier (node/consensus/crypto.ts) use native blst with the same curve and vote
+ * ciphersuite, byte for byte. These checks stay on the JavaScript curve because blst's binding has
+ * the vote DST built in and cannot take the proof-of-possession one, and both checks are rare (a
+ * validator registration, an equivocation report), so one implementation serves them.
  */
 
 const bls = bls12_381.longSignatures;

@@ -39,3 +39,20 @@ t.test('the pool is bounded and pruned at commits', async (t) => {
   t.ok(pool.has(c.hash));
   t.ok(pool.add(child(c, 1), peer), 'room again');
 });
+
+t.test('the lowest missing parent is the next block to fetch, never an orphan itself', async (t) => {
+  const pool = new OrphanPool(10);
+  t.equal(pool.lowestMissingParent(), undefined, 'nothing waits');
+  const a = child(g, 1);
+  const b = child(a, 1);
+  const c = child(b, 1);
+  const e = child(child(c, 1), 1);
+  pool.add(e, peer);
+  t.same(pool.lowestMissingParent(), { hash: e.header.parentHash, height: 4 });
+  pool.add(c, peer);
+  t.same(pool.lowestMissingParent(), { hash: b.hash, height: 2 }, 'the lower gap first');
+  pool.add(b, peer);
+  t.same(pool.lowestMissingParent(), { hash: a.hash, height: 1 }, "b's parent, not b, which the pool holds");
+  pool.takeChildren(a.hash);
+  t.same(pool.lowestMissingParent(), { hash: b.hash, height: 2 });
+});
