@@ -10,15 +10,18 @@
  *    scrapes the nodes' metrics in between);
  * 3. submits at a fixed rate (open loop: the schedule does not wait for answers), sender i's
  *    transactions always to node i mod N, so consecutive transactions go round-robin to the nodes;
+ *    a busy answer (-32010: mempool full, node overloaded) sends the same transaction again after
+ *    the retryAfterMs it names, until half the drain time after the schedule ends; so offered
+ *    (scheduled), accepted (admitted), busy refusals (attempts) and committed are counted apart;
  * 4. follows committed blocks on the first node by seq and matches their transaction hashes:
- *    latency = block first seen committed there - the moment the transaction was handed to fetch
+ *    latency = block first seen committed there - the moment the transaction was first handed to fetch
  *    (also reported from the moment the schedule meant to send it, which adds this process's lag);
  *    the commit gap is the time between two polls (10 ms apart) that saw the head move;
  * 5. prints {"phase":"done", ...} with the figures.
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { RpcClient } from '../node/client/index.js';
+import { busyRetryAfterMs, RpcClient, type RpcError } from '../node/client/index.js';
 import { readKeyFile } from '../node/config/keyfile.js';
 import { CommitWatcher, fundSenders, presignTransfersAsync, retryRead } from './lib/accounts.js';
 import { waitForSeqEverywhere } from './lib/devnet.js';
@@ -80,50 +83,78 @@ async function main(): Promise<void> {
   const startSeq = watcher.headSeq;
   say({ phase: 'load' });
 
-  let dispatched = 0; // handed to fetch
+  let offered = 0; // scheduled: came due on the schedule
+  let dispatched = 0; // handed to fetch (first attempts)
   let skipped = 0; // not sent: too many answers outstanding (the nodes are not keeping up)
   let accepted = 0;
   let rejected = 0;
+  let busyRefused = 0; // busy answers, one per attempt
+  let busyRetried = 0; // transactions that got at least one busy answer
+  let busyGaveUp = 0; // still busy when retries stopped
+  let retrying = 0; // waiting out a retryAfterMs
   let inFlight = 0;
   let lastAnswerAt = 0;
   const scheduleLag: number[] = [];
   const errors: Record<string, number> = {};
+  const busyReasons: Record<string, number> = {};
   const started = performance.now();
+  const retryUntil = started + durationMs + (Number(values.drain) * 1000) / 2;
+  const attempt = (w: (typeof work)[number], first: boolean): void => {
+    inFlight++;
+    clients[w.sender % clients.length]!.sendTransaction(w.json).then(
+      () => {
+        inFlight--;
+        accepted++;
+        lastAnswerAt = performance.now();
+      },
+      (err: RpcError) => {
+        inFlight--;
+        lastAnswerAt = performance.now();
+        const wait = busyRetryAfterMs(err);
+        if (wait !== undefined) {
+          busyRefused++;
+          if (first) busyRetried++;
+          const reason = (err.data as { reason?: string } | undefined)?.reason ?? `http ${(err as { status?: number }).status ?? '?'}`;
+          busyReasons[reason] = (busyReasons[reason] ?? 0) + 1;
+          if (performance.now() + wait <= retryUntil) {
+            retrying++;
+            setTimeout(() => {
+              retrying--;
+              attempt(w, false);
+            }, wait);
+            return;
+          }
+          busyGaveUp++;
+        } else {
+          rejected++;
+          const code = (err.data as { code?: string } | undefined)?.code ?? (err.code !== undefined ? `rpc ${err.code}` : (err.message ?? 'error'));
+          errors[code] = (errors[code] ?? 0) + 1;
+        }
+        submittedAt.delete(w.hash);
+      },
+    );
+  };
   for (let next = 0; next < work.length; ) {
     const now = performance.now();
     const due = Math.min(work.length, Math.floor(((now - started) * rate) / 1000) + 1);
     if (next < due) scheduleLag.push(now - (started + (next * 1000) / rate));
     for (; next < due; next++) {
       const w = work[next]!;
+      offered++;
       if (inFlight >= maxInFlight) {
         skipped++;
         continue;
       }
-      inFlight++;
       dispatched++;
       submittedAt.set(w.hash, performance.now());
       scheduledAt.set(w.hash, started + (next * 1000) / rate);
-      clients[w.sender % clients.length]!.sendTransaction(w.json).then(
-        () => {
-          inFlight--;
-          accepted++;
-          lastAnswerAt = performance.now();
-        },
-        (err: { data?: { code?: string }; code?: number; message?: string }) => {
-          inFlight--;
-          rejected++;
-          lastAnswerAt = performance.now();
-          submittedAt.delete(w.hash);
-          const code = err.data?.code ?? (err.code !== undefined ? `rpc ${err.code}` : (err.message ?? 'error'));
-          errors[code] = (errors[code] ?? 0) + 1;
-        },
-      );
+      attempt(w, true);
     }
     await sleep(2);
   }
   const sendEndedAt = performance.now();
   const drainUntil = sendEndedAt + Number(values.drain) * 1000;
-  while ((submittedAt.size > 0 || inFlight > 0) && performance.now() < drainUntil) await sleep(20);
+  while ((submittedAt.size > 0 || inFlight > 0 || retrying > 0) && performance.now() < drainUntil) await sleep(20);
   await watcher.stop();
 
   // Committed TPS over the window in which commits arrived at the pace of the load: from the start
@@ -140,12 +171,17 @@ async function main(): Promise<void> {
     offered_tps: rate,
     duration_s: durationMs / 1000,
     transactions: work.length,
+    offered,
     dispatched,
     dispatch_tps: Math.round((dispatched / (sendEndedAt - started)) * 1000),
     schedule_lag_ms: { p50: Math.round(lagSorted[Math.floor(lagSorted.length / 2)] ?? 0), max: Math.round(lagSorted.at(-1) ?? 0) },
     skipped_over_in_flight_cap: skipped,
     accepted,
     accepted_tps: Math.round((accepted / ((lastAnswerAt || sendEndedAt) - started)) * 1000),
+    busy_refused: busyRefused,
+    busy_reasons: busyReasons,
+    busy_retried_transactions: busyRetried,
+    busy_gave_up: busyGaveUp,
     rejected,
     rejections: errors,
     committed: latencies.length,

@@ -21,6 +21,8 @@ export interface NodeMetrics {
   committedTxs: Counter;
   /** this validator's attester, by outcome: sent, skipped (not owed), failed */
   attestations: Counter<'result'>;
+  /** JSON-RPC busy answers (-32010), by reason (rpc/errors.ts BUSY_REASONS) */
+  rpcBusy: Counter<'reason'>;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10];
@@ -95,6 +97,12 @@ export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool;
       name: 'ledger_attestations_total',
       help: 'credential requests this validator handled: attestation sent, skipped (not selected, not a member, already done) or failed',
       labelNames: ['result'],
+      registers: [registry],
+    }),
+    rpcBusy: new Counter({
+      name: 'ledger_rpc_busy_total',
+      help: 'JSON-RPC requests answered busy (-32010, HTTP 503), by reason: mempool_full, sender_limit, overloaded, event_loop_lag',
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

@@ -181,8 +181,13 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
       }),
       maxBatch: config.rpc.maxBatch,
       maxBodyBytes: config.rpc.maxBodyBytes,
+      maxInFlight: config.rpc.maxInFlight,
+      maxEventLoopLagMs: config.rpc.maxEventLoopLagMs,
+      retryAfterMs: config.rpc.retryAfterMs,
+      onBusy: (reason) => metrics.rpcBusy.inc({ reason }),
       log,
     });
+    closers.push(() => rpc.close());
     rpc.mount(http, '/');
     http.route('GET', /^\/1\.0\/identifiers\/(.+)$/, async (ctx) => {
       const { status, body } = await resolveDid({ network: genesis.network, lookup: (id) => store.dids.get(id) }, ctx.params[0]!, ctx.req.headers.accept);

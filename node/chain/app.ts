@@ -18,7 +18,8 @@ export interface BlockSource {
   select(maxCount: number): Transaction[];
   isVerified(hash: string): boolean;
   markVerified(hash: string): void;
-  readonly size: number;
+  /** whether select() would return anything now */
+  hasReady(): boolean;
 }
 
 /** What the chain needs from the store. */
@@ -70,8 +71,8 @@ export class ChainApp extends EventEmitter {
     this.drift = o.maxClockDriftMs ?? 5_000;
   }
 
-  hasPendingTransactions(): boolean {
-    return this.o.mempool.size > 0;
+  hasReadyTransactions(): boolean {
+    return this.o.mempool.hasReady();
   }
 
   private context(header: Pick<BlockHeader, 'height' | 'round' | 'parentHash' | 'timestampMs' | 'proposer'>): BlockContext {

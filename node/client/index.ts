@@ -3,7 +3,7 @@
  * transaction builder that signs locally, and the helpers for keys, addresses and amounts.
  */
 export { RpcClient, type BatchResult, type RpcCall, type RpcClientOptions } from './rpc-client.js';
-export { RpcError, RpcTransportError } from './errors.js';
+export { busyRetryAfterMs, isBusy, RPC_BUSY, RpcError, RpcTransportError } from './errors.js';
 export {
   buildCredentialRequest,
   buildCredentialRevoke,

@@ -1,5 +1,5 @@
 import { parseJson, stringifyJson } from '../protocol/json.js';
-import { RpcError, RpcTransportError } from './errors.js';
+import { parseRetryAfter, RpcError, RpcTransportError } from './errors.js';
 import {
   normalizeReceipt,
   normalizeValidator,
@@ -86,15 +86,18 @@ export class RpcClient {
       throw new RpcTransportError(`cannot reach ${this.url}: ${reason}`, this.url, undefined, { cause: err });
     }
     const text = await response.text();
+    // a 503 or 429 without a JSON-RPC body (a proxy, a refused notification) still says when to retry
+    const retry = response.status === 503 || response.status === 429 ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
+    const options = retry !== undefined ? { retryAfterMs: retry } : {};
     let parsed: unknown;
     try {
       parsed = parseJson(text);
     } catch {
-      throw new RpcTransportError(`${this.url} answered HTTP ${response.status} with a body that is not JSON`, this.url, response.status);
+      throw new RpcTransportError(`${this.url} answered HTTP ${response.status} with a body that is not JSON`, this.url, response.status, options);
     }
-    // Some servers answer JSON-RPC errors with a 4xx/5xx status; the body still decides.
+    // Some servers answer JSON-RPC errors with a 4xx/5xx status (a busy node: 503); the body still decides.
     if (!response.ok && !(isObject(parsed) && 'error' in parsed) && !Array.isArray(parsed)) {
-      throw new RpcTransportError(`${this.url} answered HTTP ${response.status}`, this.url, response.status);
+      throw new RpcTransportError(`${this.url} answered HTTP ${response.status}`, this.url, response.status, options);
     }
     return parsed;
   }
@@ -133,8 +136,13 @@ export class RpcClient {
     return toBigInt(await this.call('ledger_getBalance', [address]), 'balance');
   }
 
-  async getNonce(address: string): Promise<bigint> {
-    return toBigInt(await this.call('ledger_getNonce', [address]), 'nonce');
+  /**
+   * The sender's next nonce. `pending: true` also counts its transactions pending in this node's
+   * mempool (ledger_getNonce "pending"), so several can be sent back to back; the default is the
+   * committed next nonce.
+   */
+  async getNonce(address: string, options: { pending?: boolean } = {}): Promise<bigint> {
+    return toBigInt(await this.call('ledger_getNonce', options.pending ? [address, 'pending'] : [address]), 'nonce');
   }
 
   getLatestBlock(): Promise<Block | null> {
@@ -173,7 +181,11 @@ export class RpcClient {
     return this.call('ledger_getTransaction', [txHash]);
   }
 
-  /** `txJson` is the JSON text of a signed transaction (see signAndEncode); resolves with its hash. */
+  /**
+   * `txJson` is the JSON text of a signed transaction (see signAndEncode); resolves with its hash.
+   * A full mempool or a busy node throws RpcError with `busy` true and `retryAfterMs`: send the same
+   * text again after that long.
+   */
   sendTransaction(txJson: string): Promise<string> {
     return this.call('ledger_sendTransaction', [txJson]);
   }

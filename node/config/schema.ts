@@ -23,7 +23,8 @@ export interface PluginConfig {
 
 export interface NodeConfig {
   dataDir: string;
-  rpc: { host: string; port: number; maxBodyBytes: number; maxBatch: number };
+  /** maxInFlight, maxEventLoopLagMs and retryAfterMs: when the RPC answers busy (docs/rpc.md, "Busy") */
+  rpc: { host: string; port: number; maxBodyBytes: number; maxBatch: number; maxInFlight: number; maxEventLoopLagMs: number; retryAfterMs: number };
   p2p: { host: string; port: number; bootstrap: string[] };
   log: { level: LogLevel };
   mempool: { maxTransactions: number; maxBytes: number; maxPerSender: number };
@@ -43,7 +44,7 @@ export function defaultConfig(): NodeConfig {
   const plugin = (name: PluginName): PluginConfig => ({ enabled: false, host: '127.0.0.1', port: PLUGIN_DEFAULT_PORTS[name] });
   return {
     dataDir: './data',
-    rpc: { host: '127.0.0.1', port: 8545, maxBodyBytes: MiB, maxBatch: 100 },
+    rpc: { host: '127.0.0.1', port: 8545, maxBodyBytes: MiB, maxBatch: 100, maxInFlight: 256, maxEventLoopLagMs: 500, retryAfterMs: 1000 },
     p2p: { host: '0.0.0.0', port: 30333, bootstrap: [] },
     log: { level: 'info' },
     mempool: { maxTransactions: 50_000, maxBytes: 64 * MiB, maxPerSender: 1000 },
@@ -92,6 +93,9 @@ export const RULES: Readonly<Record<string, Rule>> = {
   'rpc.port': PORT,
   'rpc.maxBodyBytes': intRule(1024, 1024 * MiB, 'an integer number of bytes from 1024 to 1 GiB'),
   'rpc.maxBatch': intRule(1, 10_000, 'an integer from 1 to 10000'),
+  'rpc.maxInFlight': intRule(1, 100_000, 'an integer from 1 to 100000'),
+  'rpc.maxEventLoopLagMs': intRule(0, 60_000, 'an integer number of milliseconds from 0 (off) to 60000'),
+  'rpc.retryAfterMs': intRule(100, 3_600_000, 'an integer number of milliseconds from 100 to 3600000'),
   'p2p.host': HOST,
   'p2p.port': PORT,
   'p2p.bootstrap': MULTIADDRS,

@@ -713,7 +713,7 @@ export class ConsensusEngine extends EventEmitter {
       if (!this.running || this.pacemaker.round !== round) return;
       // Blocks above an uncommitted boundary go out at once: the epoch change waits for them.
       const head = this.safety.highQc;
-      const busy = this.o.app.hasPendingTransactions() || this.ep.isPastBoundary(head.height + 1) || this.tree.hasTransactionsOnPath(head.blockHash);
+      const busy = this.o.app.hasReadyTransactions() || this.ep.isPastBoundary(head.height + 1) || this.tree.hasTransactionsOnPath(head.blockHash);
       if (busy || this.clock.now() - started >= idleMs) this.enqueue(() => this.propose(round));
       else this.idleTimer = this.clock.setTimer(Math.min(poll, idleMs - (this.clock.now() - started)), check);
     };

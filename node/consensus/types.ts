@@ -158,8 +158,8 @@ export interface ConsensusApp {
   validateBlock(block: Block, parent: Block): Promise<void>;
   /** Newly committed blocks, oldest first, each exactly once. Must be durable when it resolves. */
   commit(blocks: Block[], commitQc: QuorumCertificate): Promise<void>;
-  /** true when the mempool holds transactions, so the leader should not idle */
-  hasPendingTransactions(): boolean;
+  /** true when the mempool holds a transaction the next block could include (not one behind a nonce gap), so the leader should not idle */
+  hasReadyTransactions(): boolean;
   /** A committed block by hash, to serve peers that catch up (undefined when unknown). */
   getCommittedBlock(hash: Uint8Array): Promise<Block | undefined>;
   /** A committed block by height, to serve peers that catch up by height (undefined above the head). */

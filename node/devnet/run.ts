@@ -66,10 +66,12 @@ export function runDevnet(layout: DevnetLayout, o: { onExit(node: DevnetNode, co
 /**
  * The children's environment: ours without the settings that each node takes from its own
  * config.json (the environment would override the file, and every node would, say, take the same
- * LEDGER_RPC_PORT). LEDGER_LOG_LEVEL passes through.
+ * LEDGER_RPC_PORT). LEDGER_LOG_LEVEL passes through, and LEDGER_DEVNET_NODE_OPTIONS becomes the
+ * nodes' NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=prof` to profile every validator), while
+ * this process's own NODE_OPTIONS stays with it.
  */
 export function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: process.env.LEDGER_DEVNET_NODE_OPTIONS ?? '' };
   for (const name of [...SETTINGS.map((s) => s.env), PLUGINS_ENV, CONFIG_ENV]) if (name !== 'LEDGER_LOG_LEVEL') delete env[name];
   return env;
 }

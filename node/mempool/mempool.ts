@@ -89,6 +89,11 @@ export interface CommitResult {
 
 export type AdmittedListener = (tx: PendingTx) => void;
 
+/** The sender map's key of a base58 address, address bytes or public key. */
+function senderKey(sender: string | Uint8Array): string {
+  return toHex(typeof sender === 'string' ? parseAddress(sender) : sender.length === 32 ? addressBytesFromPublicKey(sender) : sender);
+}
+
 const BAD_SIGNATURE_MESSAGE =
   'signature does not verify for this chain; a transaction signed for another network (another chain id) also fails here';
 
@@ -147,10 +152,29 @@ export class Mempool {
     this.verified.add(hash);
   }
 
+  /**
+   * Whether a block could include one of the pending transactions now: a sender with a ready run.
+   * A transaction behind a nonce gap costs its sender nothing, so it must not make leaders propose.
+   * Only gapped senders can lack one, so this looks at those alone.
+   */
+  hasReady(): boolean {
+    let stalled = 0;
+    for (const q of this.gapped) if (q.ready === 0) stalled++;
+    return this.senders.size > stalled;
+  }
+
   /** A sender's pending transactions in nonce order; the sender as base58 address, address bytes or public key. */
   pending(sender: string | Uint8Array): PendingTx[] {
-    const address = typeof sender === 'string' ? parseAddress(sender) : sender.length === 32 ? addressBytesFromPublicKey(sender) : sender;
-    return [...(this.senders.get(toHex(address))?.entries ?? [])];
+    return [...(this.senders.get(senderKey(sender))?.entries ?? [])];
+  }
+
+  /**
+   * The nonce a sender's next transaction should carry (ledger_getNonce "pending"): `committed`
+   * (its committed next nonce, read by the caller) plus the length of its contiguous run of pending
+   * transactions from there. A transaction after a gap is not counted: the gap must be filled first.
+   */
+  pendingNonce(sender: string | Uint8Array, committed: bigint): bigint {
+    return this.senders.get(senderKey(sender))?.runEnd(committed) ?? committed;
   }
 
   /** Calls `listener` after each admission; returns a function that unsubscribes it. */

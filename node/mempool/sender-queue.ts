@@ -62,6 +62,14 @@ export class SenderQueue {
     return lo;
   }
 
+  /** The first nonce from `from` on that no entry holds: the end of the contiguous run starting at `from`. */
+  runEnd(from: bigint): bigint {
+    if (from === this.nonce) return this.nextReadyNonce;
+    let next = from;
+    for (let i = this.indexOf(from); i < this.entries.length && this.entries[i]!.nonce === next; i++) next++;
+    return next;
+  }
+
   find(nonce: bigint): PendingTx | undefined {
     const e = this.entries[this.indexOf(nonce)];
     return e && e.nonce === nonce ? e : undefined;

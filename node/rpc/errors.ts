@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { isLedgerError, type ErrorKind } from '../errors.js';
+import { isLedgerError, type ErrorKind, type LedgerError } from '../errors.js';
 import { stringifyJson } from '../protocol/json.js';
 
 /**
@@ -18,11 +18,53 @@ export const RPC_REJECTED = -32000;
 export const RPC_DISABLED = -32001;
 /** a size or count limit of the node was exceeded (the number EIP-1474 uses) */
 export const RPC_LIMIT_EXCEEDED = -32005;
+/** the node cannot take this now (mempool full, too many requests, event loop lagging): retry after `data.retryAfterMs` */
+export const RPC_BUSY = -32010;
+
+/** The HTTP status of a request refused as busy; the response also carries `Retry-After`. */
+export const BUSY_HTTP_STATUS = 503;
+/** How long a busy answer asks the client to wait, unless the server is configured otherwise. */
+export const DEFAULT_RETRY_AFTER_MS = 1000;
+
+/**
+ * Why the node answered busy (also the `reason` label of ledger_rpc_busy_total):
+ * - mempool_full: the mempool is at maxTransactions or maxBytes and may not evict for this one;
+ * - sender_limit: the sender already has maxPerSender pending transactions;
+ * - overloaded: the RPC server already processes its maximum of requests;
+ * - event_loop_lag: the event loop lags past the threshold, so writes are refused.
+ */
+export const BUSY_REASONS = ['mempool_full', 'sender_limit', 'overloaded', 'event_loop_lag'] as const;
+export type BusyReason = (typeof BUSY_REASONS)[number];
 
 export interface RpcErrorObject {
   code: number;
   message: string;
   data?: unknown;
+}
+
+export interface BusyData {
+  reason: BusyReason;
+  retryAfterMs: number;
+  [detail: string]: unknown;
+}
+
+/** A -32010 error object: `data` always holds `reason` and `retryAfterMs`, then any detail. */
+export function busyError(reason: BusyReason, message: string, retryAfterMs: number, detail: Record<string, unknown> = {}): RpcErrorObject & { data: BusyData } {
+  return { code: RPC_BUSY, message, data: { ...detail, reason, retryAfterMs } };
+}
+
+/** The Retry-After header value: whole seconds, rounded up, at least 1. */
+export function retryAfterHeader(retryAfterMs: number): string {
+  return String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+}
+
+/**
+ * The busy reason of a thrown error, or undefined when it is not a "try later". MEMPOOL_FULL keeps
+ * its LedgerError code (data.code), so callers that use the mempool directly are unaffected.
+ */
+export function busyReasonOf(err: unknown): BusyReason | undefined {
+  if (!isLedgerError(err) || err.code !== 'MEMPOOL_FULL') return undefined;
+  return err.data.reason === 'per_sender' ? 'sender_limit' : 'mempool_full';
 }
 
 /** An error a method throws when it wants an exact JSON-RPC code, message and data. */
@@ -70,8 +112,16 @@ function encodable(data: unknown): boolean {
 /**
  * Maps anything a method threw to a JSON-RPC error object. `internal: true` means the caller must
  * log the original error: the response carries only "internal error", never a message or stack.
+ * A full mempool is -32010 busy: `data` is `{code: "MEMPOOL_FULL", reason, retryAfterMs}` plus the
+ * mempool's detail, whose own `reason` (count, bytes, per_sender) moves to `bound`.
  */
-export function toRpcError(err: unknown): RpcErrorObject & { internal: boolean } {
+export function toRpcError(err: unknown, opts: { retryAfterMs?: number } = {}): RpcErrorObject & { internal: boolean } {
+  const busy = busyReasonOf(err);
+  if (busy !== undefined) {
+    const { reason: bound, ...detail } = (err as LedgerError).data;
+    const e = busyError(busy, (err as LedgerError).message, opts.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS, { code: (err as LedgerError).code, ...detail, bound });
+    return { ...e, data: encodable(e.data) ? e.data : { code: 'MEMPOOL_FULL', reason: busy, retryAfterMs: e.data.retryAfterMs }, internal: false };
+  }
   if (err instanceof RpcMethodError) {
     const out: RpcErrorObject & { internal: boolean } = { code: err.code, message: err.message, internal: err.code === RPC_INTERNAL_ERROR };
     if (err.data !== undefined && encodable(err.data)) out.data = err.data;

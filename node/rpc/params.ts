@@ -149,6 +149,11 @@ export function credentialId(): Validator<string> {
   });
 }
 
+/** One of the given strings; `expected` says what each means, e.g. '"latest" (the committed nonce) or "pending" (...)'. */
+export function oneOf<const T extends string>(values: readonly T[], expected: string): Validator<T> {
+  return validator(expected, (v) => typeof v === 'string' && (values as readonly string[]).includes(v));
+}
+
 export function boolean(): Validator<boolean> {
   return validator('a boolean', (v) => typeof v === 'boolean');
 }

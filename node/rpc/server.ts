@@ -4,7 +4,13 @@ import { decodeUtf8, isBodyTooLarge } from '../http/body.js';
 import type { HttpLog, HttpServer, RequestContext, RouteHandler } from '../http/server.js';
 import { parseJson, stringifyJson } from '../protocol/json.js';
 import {
+  BUSY_HTTP_STATUS,
+  busyError,
+  busyReasonOf,
+  DEFAULT_RETRY_AFTER_MS,
   INTERNAL_MESSAGE,
+  retryAfterHeader,
+  RPC_BUSY,
   RPC_INTERNAL_ERROR,
   RPC_INVALID_PARAMS,
   RPC_INVALID_REQUEST,
@@ -12,7 +18,10 @@ import {
   RPC_PARSE_ERROR,
   RpcMethodError,
   toRpcError,
+  type BusyData,
+  type BusyReason,
 } from './errors.js';
+import { EventLoopLagSampler } from './overload.js';
 import { checkParams, type ParamSpec } from './params.js';
 
 /**
@@ -20,12 +29,19 @@ import { checkParams, type ParamSpec } from './params.js';
  * limits and error codes are handled here; the `json-rpc-2.0` package dispatches single requests
  * to methods. Bodies are parsed and written with the lossless JSON codec, so integers beyond
  * 2^53 travel as bare integer literals in both directions.
+ *
+ * Overload (docs/rpc.md, "Busy"): past `maxInFlight` requests being processed, a request is refused
+ * at once with -32010 busy (HTTP 503, Retry-After) rather than queued until it times out; while
+ * the event loop lags past `maxEventLoopLagMs`, write methods are refused the same way and reads
+ * are still served.
  */
 
 export interface RpcMethod {
   readonly name: string;
   readonly params: readonly ParamSpec[];
   readonly handler: (...args: never[]) => unknown;
+  /** submits something (a transaction): refused first when the node lags */
+  readonly write?: boolean;
 }
 
 type ArgsOf<S extends readonly ParamSpec<unknown>[]> = { -readonly [K in keyof S]: S[K] extends ParamSpec<infer T> ? T : never };
@@ -39,6 +55,7 @@ export function defineMethod<const S extends readonly ParamSpec<unknown>[], R>(d
   name: string;
   params: S;
   handler: (...args: ArgsOf<S>) => R | Promise<R>;
+  write?: boolean;
 }): RpcMethod {
   return def as unknown as RpcMethod;
 }
@@ -49,6 +66,16 @@ export interface RpcServerOptions {
   maxBatch?: number;
   /** largest request body; default 1 MiB */
   maxBodyBytes?: number;
+  /** most requests processed at once (a batch counts its length); beyond, busy; default 256 */
+  maxInFlight?: number;
+  /** event-loop lag past which write methods are busy; 0 turns the check off; default 500 ms */
+  maxEventLoopLagMs?: number;
+  /** what busy answers ask the client to wait (data.retryAfterMs, Retry-After in seconds); default 1000 ms */
+  retryAfterMs?: number;
+  /** the current event-loop lag in ms; default: a timer sampler the server starts (close() stops it) */
+  eventLoopLagMs?: () => number;
+  /** called once for each request refused as busy, notifications included (a batch refused as a whole counts once) */
+  onBusy?: (reason: BusyReason) => void;
   log?: HttpLog;
 }
 
@@ -59,10 +86,22 @@ export interface RpcServer {
   readonly route: RouteHandler;
   /** Mounts the route as `POST <path>` (default `/`). */
   mount(http: HttpServer, path?: string): void;
+  /** requests being processed now (a batch counts its length) */
+  readonly inFlight: number;
+  /** Stops the event-loop sampler the server started, if any. */
+  close(): void;
 }
 
 export const DEFAULT_MAX_BATCH = 100;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_IN_FLIGHT = 256;
+export const DEFAULT_MAX_EVENT_LOOP_LAG_MS = 500;
+
+/** A response payload, and the busy data when the request as a whole was refused as busy. */
+interface Processed {
+  answer: JSONRPCResponse | JSONRPCResponse[] | undefined;
+  busy?: BusyData;
+}
 
 function errorResponse(id: JSONRPCID | bigint, code: number, message: string, data?: unknown): JSONRPCErrorResponse {
   const error: JSONRPCErrorResponse['error'] = { code, message };
@@ -93,11 +132,24 @@ function envelopeProblem(item: unknown): string | undefined {
 export function createRpcServer(opts: RpcServerOptions): RpcServer {
   const maxBatch = opts.maxBatch ?? DEFAULT_MAX_BATCH;
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxInFlight = opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  const maxLag = opts.maxEventLoopLagMs ?? DEFAULT_MAX_EVENT_LOOP_LAG_MS;
+  const retryAfterMs = opts.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+  const sampler = maxLag > 0 && opts.eventLoopLagMs === undefined ? new EventLoopLagSampler().start() : undefined;
+  const lagMs = opts.eventLoopLagMs ?? (() => sampler?.lagMs() ?? 0);
   const log = opts.log;
+  const busy = (reason: BusyReason) => {
+    try {
+      opts.onBusy?.(reason);
+    } catch (err) {
+      log?.error({ err }, 'rpc busy listener failed');
+    }
+  };
+  const writes = new Set(opts.methods.filter((m) => m.write).map((m) => m.name));
   // The package logs every thrown error with console.warn by default; we log internal ones only.
   const lib = new JSONRPCServer({ errorListener: () => undefined });
   lib.mapErrorToJSONRPCErrorResponse = (id, err) => {
-    const e = toRpcError(err);
+    const e = toRpcError(err, { retryAfterMs });
     return errorResponse(id, e.code, e.message, e.data);
   };
   lib.handleMethodNotFound = (async (request: JSONRPCRequest) =>
@@ -115,30 +167,71 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
         const result = await handler(...checkParams(method.name, method.params, params));
         return request.id === undefined ? null : { jsonrpc: '2.0', id: request.id, result: result === undefined ? null : result };
       } catch (err) {
+        const reason = busyReasonOf(err);
+        if (reason !== undefined) busy(reason);
         if (toRpcError(err).internal) log?.error({ err, method: method.name }, 'rpc method failed');
         throw err;
       }
     });
   }
 
-  const one = async (item: unknown): Promise<JSONRPCResponse | null> => {
+  /** The busy refusal of a write while the event loop lags `lagging` ms past the threshold, or undefined. */
+  const lagRefusal = (item: unknown, lagging: number | undefined) => {
+    if (lagging === undefined || !isObject(item) || typeof item.method !== 'string' || !writes.has(item.method)) return undefined;
+    busy('event_loop_lag');
+    const message = `busy: the node lags (event loop ${Math.round(lagging)} ms behind); ${item.method} is refused until it catches up`;
+    return busyError('event_loop_lag', message, retryAfterMs, { lagMs: Math.round(lagging), maxLagMs: maxLag });
+  };
+
+  const one = async (item: unknown, lagging: number | undefined): Promise<JSONRPCResponse | null> => {
     const problem = envelopeProblem(item);
     if (problem !== undefined) {
       const id = isObject(item) && isId(item.id) ? item.id : null;
       return errorResponse(id, RPC_INVALID_REQUEST, `invalid request: ${problem}`);
     }
-    return lib.receive(item as unknown as JSONRPCRequest);
+    const request = item as unknown as JSONRPCRequest;
+    const refused = lagRefusal(request, lagging);
+    if (refused) return request.id === undefined ? null : errorResponse(request.id, refused.code, refused.message, refused.data);
+    return lib.receive(request);
   };
 
-  const handle: RpcServer['handle'] = async (payload) => {
-    if (!Array.isArray(payload)) return (await one(payload)) ?? undefined;
-    if (payload.length === 0) return errorResponse(null, RPC_INVALID_REQUEST, 'invalid request: empty batch');
-    if (payload.length > maxBatch) {
-      return errorResponse(null, RPC_INVALID_REQUEST, `invalid request: batch of ${payload.length} requests exceeds the limit of ${maxBatch}`);
+  let inFlight = 0;
+  const processPayload = async (payload: unknown): Promise<Processed> => {
+    const batch = Array.isArray(payload);
+    if (batch && payload.length === 0) return { answer: errorResponse(null, RPC_INVALID_REQUEST, 'invalid request: empty batch') };
+    if (batch && payload.length > maxBatch) {
+      return { answer: errorResponse(null, RPC_INVALID_REQUEST, `invalid request: batch of ${payload.length} requests exceeds the limit of ${maxBatch}`) };
     }
-    const responses = (await Promise.all(payload.map(one))).filter((r): r is JSONRPCResponse => r !== null);
-    return responses.length > 0 ? responses : undefined;
+    const units = batch ? payload.length : 1;
+    // A batch larger than the bound still runs on an idle server, so a valid batch is never refused for good.
+    if (inFlight > 0 && inFlight + units > maxInFlight) {
+      busy('overloaded');
+      const e = busyError('overloaded', `busy: the node is processing ${inFlight} requests, its limit is ${maxInFlight}; retry after ${retryAfterMs} ms`, retryAfterMs, {
+        inFlight,
+        maxInFlight,
+      });
+      const id = !batch && isObject(payload) && isId(payload.id) ? payload.id : null;
+      const silent = !batch && isObject(payload) && !('id' in payload);
+      return { answer: silent ? undefined : errorResponse(id, e.code, e.message, e.data), busy: e.data };
+    }
+    const lag = maxLag > 0 ? lagMs() : 0;
+    const lagging = maxLag > 0 && lag > maxLag ? lag : undefined;
+    if (!batch && envelopeProblem(payload) === undefined) {
+      const refused = lagRefusal(payload, lagging);
+      // a refused notification gets no body, but the HTTP status still says busy
+      if (refused) return { answer: 'id' in (payload as object) ? errorResponse((payload as { id: JSONRPCID }).id, refused.code, refused.message, refused.data) : undefined, busy: refused.data };
+    }
+    inFlight += units;
+    try {
+      if (!batch) return { answer: (await one(payload, undefined)) ?? undefined };
+      const responses = (await Promise.all(payload.map((item) => one(item, lagging)))).filter((r): r is JSONRPCResponse => r !== null);
+      return { answer: responses.length > 0 ? responses : undefined };
+    } finally {
+      inFlight -= units;
+    }
   };
+
+  const handle: RpcServer['handle'] = async (payload) => (await processPayload(payload)).answer;
 
   /** Encodes each response on its own, so one unencodable result fails only its own call. */
   const encodeOne = (r: JSONRPCResponse): string => {
@@ -176,15 +269,22 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
       reply(ctx, 200, errorResponse(null, RPC_PARSE_ERROR, `parse error: ${e.message}`, e.data.position !== undefined ? { position: e.data.position } : undefined));
       return;
     }
-    const answer = await handle(payload);
-    if (answer === undefined) ctx.send(204, '', undefined);
-    else ctx.send(200, encode(answer), 'application/json');
+    const { answer, busy: refused } = await processPayload(payload);
+    // Busy as a whole (refused before running, or one request answered busy): 503 with Retry-After.
+    const busyData = refused ?? (answer !== undefined && !Array.isArray(answer) && answer.error?.code === RPC_BUSY ? (answer.error.data as BusyData) : undefined);
+    const headers = busyData ? { 'retry-after': retryAfterHeader(busyData.retryAfterMs) } : undefined;
+    if (answer === undefined) ctx.send(busyData ? BUSY_HTTP_STATUS : 204, '', undefined, headers);
+    else ctx.send(busyData ? BUSY_HTTP_STATUS : 200, encode(answer), 'application/json', headers);
   };
 
   return {
     handle,
     route,
     mount: (http, path = '/') => void http.route('POST', path, route),
+    get inFlight() {
+      return inFlight;
+    },
+    close: () => sampler?.stop(),
   };
 }
 

@@ -133,3 +133,13 @@ t.test('a commit of a block this app never executed must extend the committed he
   t.equal(mismatch.code, 'STATE_ROOT_MISMATCH');
   t.equal(mismatch.kind, 'conflict');
 });
+
+t.test('the leader is told to propose only for a transaction the next block could include', async (t) => {
+  const { app } = await setup();
+  const a = app();
+  t.notOk(a.app.hasReadyTransactions(), 'empty mempool');
+  await a.mempool.admit(transfer(2));
+  t.notOk(a.app.hasReadyTransactions(), 'nonce 2 waits for 0 and 1');
+  await a.mempool.admit(transfer(0));
+  t.ok(a.app.hasReadyTransactions(), 'nonce 0 is ready');
+});

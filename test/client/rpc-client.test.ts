@@ -82,3 +82,20 @@ t.test('build, sign, send and wait for the receipt', async (t) => {
   const other = signAndEncode('ledger-test-9', buildTransfer({ senderPubkey: publicKey, nonce: 1n, to, amount: 1n }), seed);
   await t.rejects(client.sendTransaction(other.json), { code: -32602, message: /transaction is for chain "ledger-test-9"; this node runs "ledger-testnet-1"/ }, 'the chain id is checked');
 });
+
+t.test('getNonce pending: several transactions sent back to back, none refused', async (t) => {
+  const node = await startTestNode(t);
+  const client = new RpcClient(node.url);
+  const { seed, publicKey, address: from } = node.dev;
+  const to = generateAccountKey('testnet').address;
+  const { chain_id } = await client.chainInfo();
+  const hashes: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const nonce = await client.getNonce(from, { pending: true });
+    t.equal(nonce, BigInt(i), 'the pending nonce follows what was sent, committed or not');
+    hashes.push(await client.sendTransaction(signAndEncode(chain_id, buildTransfer({ senderPubkey: publicKey, nonce, to, amount: 1n }), seed).json));
+  }
+  for (const h of hashes) t.equal((await waitForReceipt(client, h, { intervalMs: 20, timeoutMs: 20_000 })).status, 'success');
+  t.equal(await client.getNonce(from), 3n);
+  t.equal(await client.getNonce(from, { pending: true }), 3n, 'nothing pending: the same as latest');
+});

@@ -22,7 +22,7 @@ t.test('defaults match the architecture table', async (t) => {
   const c = resolveConfig({ env: {}, flags: {} });
   t.same(c, defaultConfig());
   t.equal(c.dataDir, './data');
-  t.same(c.rpc, { host: '127.0.0.1', port: 8545, maxBodyBytes: 1024 * 1024, maxBatch: 100 });
+  t.same(c.rpc, { host: '127.0.0.1', port: 8545, maxBodyBytes: 1024 * 1024, maxBatch: 100, maxInFlight: 256, maxEventLoopLagMs: 500, retryAfterMs: 1000 });
   t.equal(c.p2p.port, 30333);
   t.same([c.plugins.explorer.port, c.plugins.relay.port, c.plugins.kyc.port, c.plugins.wallet.port], [8081, 8082, 8083, 8084]);
   t.equal(c.log.level, 'info');

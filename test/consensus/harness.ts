@@ -154,7 +154,7 @@ export class TestApp implements ConsensusApp {
     if (!bytesEqual(commitQc.blockHash, last.hash)) throw new Error('the commit QC does not certify the last committed block');
   }
 
-  hasPendingTransactions(): boolean {
+  hasReadyTransactions(): boolean {
     return this.mempool.length > 0;
   }
 

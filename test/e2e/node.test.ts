@@ -61,6 +61,16 @@ t.test('a one-validator node over real HTTP: transfers, DIDs, errors, and kill -
     t.match(await gone.json(), { didDocumentMetadata: { deactivated: true } });
   });
 
+  t.test('a transaction behind a nonce gap does not make the leader propose', async (t) => {
+    // Free to send and never executable until the gap fills: the leader keeps its idle interval.
+    const gapped = signAndEncode(info.chain_id, buildTransfer({ senderPubkey: bob.publicKey, nonce: 2, to: dev.address, amount: 1n }), bob.seed);
+    t.equal(await client.sendTransaction(gapped.json), gapped.hash);
+    const before = (await client.canonHead())!.seq;
+    await new Promise((r) => setTimeout(r, 3_000));
+    const made = (await client.canonHead())!.seq - before;
+    t.ok(made <= 5, `${made} blocks in 3 s with only a gapped transaction pending (idle interval 1 s)`);
+  });
+
   t.test('bad input gets precise errors and the node stays healthy', async (t) => {
     const post = async (body: string) => (await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json();
     t.match(await post('{"jsonrpc":"2.0","id":1,"method":'), { error: { code: -32700 } });

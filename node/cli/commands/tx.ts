@@ -30,9 +30,10 @@ export const txHelp = `ledger tx: sign a transaction locally and send it to a no
 
 Usage: ledger tx <${KINDS.join('|')}> --key <file> [options]
 
-Reads the chain id (ledger_chainInfo) and the sender's nonce (ledger_getNonce) from the
-node, signs with the key file's Ed25519 key, sends it with ledger_sendTransaction and
-prints {tx_hash} (and the receipt with --wait).
+Reads the chain id (ledger_chainInfo) and the sender's next nonce (ledger_getNonce
+"pending": after the sender's transactions still pending on that node, so several can be
+sent back to back) from the node, signs with the key file's Ed25519 key, sends it with
+ledger_sendTransaction and prints {tx_hash} (and the receipt with --wait).
 
 validator-register registers the BLS vote key of a validator key file (keys/validator.json),
 with its proof of possession; with a Stake of at least 10,000 the sender joins the validator
@@ -189,7 +190,7 @@ export async function runTx(argv: string[], io: CliIo): Promise<number> {
 
   const client = new RpcClient(stringFlag(p, 'rpc') ?? (io.env.LEDGER_RPC_URL || DEFAULT_RPC_URL));
   const { chain_id: chainId } = await client.chainInfo();
-  const nonce = nonceFlag !== undefined ? BigInt(nonceFlag) : await client.getNonce(key.address);
+  const nonce = nonceFlag !== undefined ? BigInt(nonceFlag) : await client.getNonce(key.address, { pending: true });
   const signed = signAndEncode(chainId, unsignedFor(kind, p, key, nonce, chainId), key.seed);
   if (p.values.print === true) {
     printJson(io, { tx_hash: signed.hash, json: signed.json });

@@ -17,6 +17,7 @@ export function transactionMethods(ctx: RpcContext): RpcMethod[] {
     }),
     defineMethod({
       name: 'ledger_sendTransaction',
+      write: true,
       // the mempool measures the UTF-8 size precisely; this bound only stops absurd strings early
       params: [param('tx_json', string({ maxLength: MAX_TX_JSON_BYTES }))],
       handler: async (text) => (await ctx.mempool.admitJson(text)).hash,

@@ -3,7 +3,7 @@ import type { Test } from 'tap';
 import type { JSONRPCResponse } from 'json-rpc-2.0';
 import { buildGenesisBlock } from '../../../node/chain/genesis-block.js';
 import { keyPairFromSeed } from '../../../node/crypto/ed25519.js';
-import { Mempool } from '../../../node/mempool/index.js';
+import { Mempool, type MempoolOptions } from '../../../node/mempool/index.js';
 import { UNIT } from '../../../node/protocol/amount.js';
 import { ADDRESS_LENGTH, addressBytesFromPublicKey } from '../../../node/protocol/address.js';
 import { didForIdentifier } from '../../../node/protocol/did.js';
@@ -28,7 +28,7 @@ export const UNBONDER = new Uint8Array(ADDRESS_LENGTH).fill(0x55);
 export type Call = (method: string, params?: unknown) => Promise<JSONRPCResponse>;
 
 /** A store with genesis only, or with two blocks (a DID and an unbonding validator in block 2). */
-export async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumeration?: boolean; genesis?: boolean; evidence?: Evidence[] } = {}) {
+export async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumeration?: boolean; genesis?: boolean; evidence?: Evidence[]; mempool?: Partial<MempoolOptions> } = {}) {
   const db = await openDatabase('memory');
   t.teardown(() => db.close());
   const store = await ChainStore.open(db, { chainId: CHAIN });
@@ -72,7 +72,7 @@ export async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumerat
     ];
     await store.commitBlock(await nextBlock(store, { heightStep: 3, puts }));
   }
-  const mempool = new Mempool({ chainId: CHAIN, network: NETWORK, state: store.stateReader() });
+  const mempool = new Mempool({ chainId: CHAIN, network: NETWORK, state: store.stateReader(), ...o.mempool });
   const ctx: RpcContext = {
     chainId: CHAIN,
     network: NETWORK,
@@ -83,14 +83,14 @@ export async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumerat
     allowSubjectEnumeration: o.allowSubjectEnumeration ?? false,
     evidence: () => o.evidence ?? [],
   };
-  const server = createRpcServer({ methods: createMethods(ctx) });
+  const server = createRpcServer({ methods: createMethods(ctx), maxEventLoopLagMs: 0 });
   let id = 0;
   // Through the lossless JSON codec both ways, as over HTTP, so bigint results are checked as the wire carries them.
   const call: Call = async (method, params = []) => {
     const request = parseJson(stringifyJson({ jsonrpc: '2.0', id: ++id, method, params }));
     return parseJson(stringifyJson(await server.handle(request))) as JSONRPCResponse;
   };
-  return { store, mempool, call };
+  return { store, mempool, call, server };
 }
 
 export function result(r: JSONRPCResponse): unknown {

@@ -63,6 +63,62 @@ t.test('accounts: balance and nonce are exact integers beyond 2^60', async (t) =
   t.equal(result(await call('ledger_getNonce', [unknown])), 0);
 });
 
+t.test('getNonce "pending": after the sender\'s contiguous run in this mempool; "latest" is the committed nonce', async (t) => {
+  const { mempool, call } = await setup(t);
+  const from = formatAddress(FUNDER);
+  const send = async (nonce: bigint) => {
+    const tx = signTransaction(CHAIN, { senderPubkey: funder.publicKey, nonce, payload: { kind: 'Transfer', to: COUNTER, amount: 1n } }, funder.seed);
+    return result(await call('ledger_sendTransaction', [stringifyJson(transactionToJson(tx))]));
+  };
+  t.equal(result(await call('ledger_getNonce', [from, 'pending'])), 0, 'nothing pending');
+  for (let i = 0; i < 3; i++) {
+    const nonce = BigInt(result(await call('ledger_getNonce', [from, 'pending'])) as number);
+    t.equal(nonce, BigInt(i), 'back to back: each send takes the next pending nonce');
+    await send(nonce);
+  }
+  t.equal(mempool.size, 3);
+  t.equal(result(await call('ledger_getNonce', [from])), 0, 'no tag: the committed nonce, as before');
+  t.equal(result(await call('ledger_getNonce', [from, 'latest'])), 0);
+  t.equal(result(await call('ledger_getNonce', [from, null])), 0, 'null is the default');
+  await send(5n);
+  t.equal(result(await call('ledger_getNonce', [from, 'pending'])), 3, 'a gapped nonce is not counted');
+  const other = formatAddress(new Uint8Array(ADDRESS_LENGTH).fill(0xee));
+  t.equal(result(await call('ledger_getNonce', [other, 'pending'])), 0, 'an unknown account');
+});
+
+t.test('getNonce refuses any other block tag with a precise -32602', async (t) => {
+  const { call } = await setup(t);
+  const from = formatAddress(FUNDER);
+  for (const tag of ['earliest', 'PENDING', 'safe', '0x1', 1, true, {}]) {
+    const r = await call('ledger_getNonce', [from, tag]);
+    t.equal(errorCode(r), -32602, JSON.stringify(tag));
+    t.match(r.error, {
+      message: 'invalid params: block (param 2) must be "latest" (the committed next nonce, the default) or "pending" (also counting the sender\'s transactions pending in this node\'s mempool)',
+      data: { param: 'block', position: 2 },
+    });
+  }
+  t.match((await call('ledger_getNonce', [from, 'pending', 1])).error, { code: -32602, message: /takes at most 2 params \(address, block\), got 3/ });
+});
+
+t.test('sendTransaction: a full mempool or a sender at its limit is -32010 busy, with MEMPOOL_FULL kept in data', async (t) => {
+  const { call } = await setup(t, { mempool: { maxPerSender: 1 } });
+  const text = (nonce: bigint) => stringifyJson(transactionToJson(signTransaction(CHAIN, { senderPubkey: funder.publicKey, nonce, payload: { kind: 'Transfer', to: COUNTER, amount: 1n } }, funder.seed)));
+  result(await call('ledger_sendTransaction', [text(0n)]));
+  const r = await call('ledger_sendTransaction', [text(1n)]);
+  t.equal(errorCode(r), -32010);
+  t.same(r.error!.data, { code: 'MEMPOOL_FULL', limit: 1, bound: 'per_sender', reason: 'sender_limit', retryAfterMs: 1000 });
+  t.match(r.error!.message, /sender already has 1 pending transactions/);
+});
+
+t.test('sendTransaction: a pool full by count is busy mempool_full', async (t) => {
+  const { call } = await setup(t, { mempool: { maxTransactions: 1 } });
+  const text = (nonce: bigint) => stringifyJson(transactionToJson(signTransaction(CHAIN, { senderPubkey: funder.publicKey, nonce, payload: { kind: 'Transfer', to: COUNTER, amount: 1n } }, funder.seed)));
+  result(await call('ledger_sendTransaction', [text(0n)]));
+  const r = await call('ledger_sendTransaction', [text(1n)]);
+  t.equal(errorCode(r), -32010);
+  t.match(r.error!.data, { code: 'MEMPOOL_FULL', reason: 'mempool_full', bound: 'count', maxTransactions: 1, retryAfterMs: 1000 });
+});
+
 t.test('transactions: receipt, raw transaction, null for unknown hashes', async (t) => {
   const { store, call } = await setup(t, { blocks: true });
   const block = (await store.blocks.bySeq(1))!;
@@ -221,7 +277,7 @@ t.test('unknown method, bad params, no ledger_getAccount', async (t) => {
   t.equal(errorCode(await call('ledger_getAccount', [formatAddress(COUNTER)])), -32601);
   t.equal(errorCode(await call('ledger_getBalance', ['0xdeadbeef'])), -32602);
   t.equal(errorCode(await call('ledger_getBalance', [])), -32602);
-  t.equal(errorCode(await call('ledger_getNonce', [formatAddress(COUNTER), 1])), -32602, 'too many params');
+  t.equal(errorCode(await call('ledger_getNonce', [formatAddress(COUNTER), 1])), -32602, 'a block tag must be a string');
   t.equal(errorCode(await call('ledger_getBlock', [-1])), -32602);
   t.equal(errorCode(await call('ledger_getBlock', ['1'])), -32602);
   t.equal(errorCode(await call('ledger_getBlockBySeq', [1.5])), -32602);
