@@ -19,9 +19,10 @@
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { mergeProfiles, summarizeProfiles } from './lib/cpuprofile.js';
 import { onJsonLines, startDevnet, type BenchDevnet } from './lib/devnet.js';
 import { combine, histogram, scrapeAll, type HistogramSummary, type Samples } from './lib/prometheus.js';
 import { machine } from './lib/stats.js';
@@ -42,6 +43,8 @@ const { values } = parseArgs({
     'peak-refine': { type: 'string', default: '2' },
     out: { type: 'string' },
     'keep-dir': { type: 'boolean', default: false },
+    /** write a CPU profile of every validator into this dir and print the top costs per committed block */
+    profile: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -53,7 +56,9 @@ if (values.help) {
   npm run bench:finality -- --validators 4 --rate 40 --down 1     (kill -9 one validator just before the load)
 
   --out <file>   result JSON (default: bench/results/finality-<N>v-<rate|peak>.json)
-  --keep-dir     keep the devnet dir (node logs) instead of deleting it`);
+  --keep-dir     keep the devnet dir (node logs) instead of deleting it
+  --profile <dir>  run every validator with --cpu-prof into <dir>; prints the top costs per committed
+                 block over the load window of the (last) run, summed over the validators`);
   process.exit(0);
 }
 const root = fileURLToPath(new URL('../..', import.meta.url)); // dist/bench -> package root
@@ -72,7 +77,13 @@ const TARGETS = [
 ];
 const PEAK_TARGET = { validators: 4, tps: 2000, p99_ms: 2000 };
 
-type Run = Record<string, unknown> & { offered_tps: number; committed_tps: number; latency_ms: { p50: number; p90: number; p99: number; max: number } };
+type Run = Record<string, unknown> & {
+  offered_tps: number;
+  committed_tps: number;
+  latency_ms: { p50: number; p90: number; p99: number; max: number };
+  /** the load window: monotonic µs and the first node's head seq at go and after the drain */
+  window: { fromUs: number; toUs: number; fromSeq: number; toSeq: number };
+};
 
 const BREAKDOWN = {
   mempool_to_proposal: 'ledger_mempool_to_proposal_seconds',
@@ -85,6 +96,14 @@ const BREAKDOWN = {
 /** The nodes still up: all but the last `down`. */
 const live = (net: BenchDevnet) => net.rpcUrls.slice(0, n - down);
 
+/** CLOCK_MONOTONIC in µs: the clock V8 stamps profile samples with, in every process. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+async function headSeq(url: string): Promise<number> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ledger_canonHead', params: [] }) });
+  return ((await res.json()) as { result: { seq: number } | null }).result?.seq ?? 0;
+}
+
 /** One load run at `rate` against the running devnet's live nodes. */
 async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
   const urls = live(net);
@@ -94,11 +113,14 @@ async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
   let before: Samples | undefined;
   let after: Samples | undefined;
   let result: Run | undefined;
+  const window = { fromUs: 0, toUs: 0, fromSeq: 0, toSeq: 0 };
   onJsonLines(proc.stdout, (line) => {
     if (line.phase === 'ready') {
       void scrapeAll(urls).then(
-        (s) => {
+        async (s) => {
           before = s;
+          window.fromSeq = await headSeq(urls[0]!);
+          window.fromUs = monotonicUs();
           proc.stdin.end('go\n');
         },
         (err: unknown) => {
@@ -112,6 +134,8 @@ async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
     }
   });
   const code = await exited;
+  window.toUs = monotonicUs();
+  window.toSeq = await headSeq(urls[0]!);
   if (code !== 0 || !result) throw new Error(`the load generator exited with ${code}`);
   try {
     after = await scrapeAll(urls);
@@ -123,12 +147,29 @@ async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
   const counter = (name: string) => (delta?.has(name) ? delta.get(name) : 'n/a');
   return {
     ...result,
+    window,
     breakdown,
     node_counters: {
       consensus_timeouts: counter('ledger_consensus_timeouts_total'),
       committed_transactions_all_nodes: counter('ledger_committed_transactions_total'),
     },
   };
+}
+
+/**
+ * The validators' CPU over a run's load window, summed over their profiles and divided by the
+ * blocks committed in it: what one block costs the network, by group and by function.
+ */
+async function profilePerBlock(dir: string, window: Run['window']) {
+  const merged = mergeProfiles(await summarizeProfiles(dir, window, 200));
+  const blocks = Math.max(1, window.toSeq - window.fromSeq);
+  const perBlock = (ms: number) => Math.round((ms / blocks) * 100) / 100;
+  console.log(`\nvalidators' CPU over the load window: ${merged.busy_ms} ms busy in ${merged.threads} threads, ${blocks} blocks committed: ${perBlock(merged.busy_ms)} ms per block`);
+  const groups = merged.groups.slice(0, 15).map((g) => ({ group: g.group, 'ms/block': perBlock(g.self_ms), '%': g.percent_of_busy }));
+  const top = merged.top.slice(0, 25).map((f) => ({ function: f.function, where: f.where, group: f.group, 'ms/block': perBlock(f.self_ms), '%': f.percent }));
+  console.table(groups);
+  console.table(top);
+  return { blocks, busy_ms: merged.busy_ms, ms_per_block: perBlock(merged.busy_ms), groups, top };
 }
 
 /** A quantile for the table; `>x` when more observations than the quantile leaves lie above the last finite bucket x. */
@@ -186,6 +227,11 @@ async function main(): Promise<void> {
   const runs: Run[] = [];
   let net: BenchDevnet | undefined;
   let failed = false;
+  const profileDir = values.profile ? resolve(values.profile) : undefined;
+  if (profileDir) {
+    await mkdir(profileDir, { recursive: true });
+    process.env.LEDGER_DEVNET_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
+  }
   try {
     net = await startDevnet(root, n, dir);
     for (let i = n - down; i < n; i++) {
@@ -226,6 +272,7 @@ async function main(): Promise<void> {
     if (values['keep-dir'] || failed) console.error(`devnet dir kept: ${dir} (node logs in node-*/node.log)`);
     else await rm(dir, { recursive: true, force: true });
   }
+  const profile = profileDir && runs.length > 0 ? await profilePerBlock(profileDir, runs[runs.length - 1]!.window) : undefined;
   const best = runs.filter(sustained).sort((a, b) => b.committed_tps - a.committed_tps)[0];
   const peakTps = values.peak ? (best?.committed_tps ?? 0) : undefined;
   const result = {
@@ -242,6 +289,7 @@ async function main(): Promise<void> {
     peak: values.peak ? { criterion: `p99 <= ${peakP99} ms, >= 90% of the offered rate committed, nothing uncommitted or given up as busy`, sustained_tps: peakTps, at_offered_tps: best?.offered_tps ?? null } : undefined,
     targets: verdicts(runs, peakTps),
     runs,
+    ...(profile ? { profile } : {}),
   };
   console.table([...runs].sort((a, b) => a.offered_tps - b.offered_tps).map(row));
   if (values.peak) console.log(`peak sustained (${result.peak!.criterion}): ${peakTps} tx/s`);

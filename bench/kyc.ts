@@ -25,7 +25,7 @@ import { buildDidCreate, buildTransfer, didForPublicKey, generateSeed, keyPairFr
 import { readKeyFile } from '../node/config/keyfile.js';
 import { freePortRange } from '../node/devnet/ports.js';
 import { spawnNode } from './lib/chaos/node-process.js';
-import { printProfiles } from './lib/relay/cpuprofile.js';
+import { printProfiles } from './lib/cpuprofile.js';
 import { KycClient } from './lib/kyc/client.js';
 import { testJpeg } from './lib/kyc/images.js';
 import { WebhookReceiver } from './lib/kyc/receiver.js';

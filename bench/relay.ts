@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { freePortRange } from '../node/devnet/ports.js';
 import { spawnNode, type NodeProcess } from './lib/chaos/node-process.js';
 import { combine, scrape, type Samples } from './lib/prometheus.js';
-import { summarizeProfiles, type ThreadProfile } from './lib/relay/cpuprofile.js';
+import { summarizeProfiles, type ThreadProfile } from './lib/cpuprofile.js';
 import { parseRelayBenchArgs, RELAY_BENCH_USAGE, UsageError, type RelayBenchOptions } from './lib/relay/options.js';
 import { packForwards } from './lib/relay/pack.js';
 import { now, Poster, type PostResult } from './lib/relay/post-load.js';

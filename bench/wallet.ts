@@ -28,7 +28,7 @@ import { parseArgs } from 'node:util';
 import { RpcClient, type Receipt } from '../node/client/index.js';
 import { freePortRange } from '../node/devnet/ports.js';
 import { spawnNode, type NodeProcess } from './lib/chaos/node-process.js';
-import { printProfiles } from './lib/relay/cpuprofile.js';
+import { printProfiles } from './lib/cpuprofile.js';
 import { cpuBetween, procSample } from './lib/relay/proc-stats.js';
 import { latencySummary, machine, pool } from './lib/stats.js';
 import { WalletApiError, WalletUser } from './lib/wallet/client.js';

@@ -142,10 +142,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
       publicKey: key.publicKey,
       credential: (id) => store.credentials.get(id),
       validatorSet: () => readValidatorSet(store.stateReader()),
-      nextNonce: async (address) => {
-        const pending = mempool.pending(address);
-        return pending.length > 0 ? pending[pending.length - 1]!.nonce + 1n : (await store.accounts.get(address)).nonce;
-      },
+      nextNonce: async (address) => mempool.pendingNonce(address, (await store.accounts.get(address)).nonce),
       submit: async (tx) => void (await mempool.admit(tx)),
       log,
       count: (result) => metrics.attestations.inc({ result }),

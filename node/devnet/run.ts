@@ -22,7 +22,7 @@ export function runDevnet(layout: DevnetLayout, o: { onExit(node: DevnetNode, co
     // Each child in its own process group: Ctrl-C in a terminal signals the whole foreground group,
     // and a node that got SIGINT from the terminal and then SIGTERM from stop() would take the
     // second signal as "exit now" and skip its clean shutdown. Only stop() signals the children.
-    const proc = spawn(process.execPath, [bin, 'start', '--data-dir', node.dir], { stdio: ['ignore', fd, fd], env: childEnv(), detached: true });
+    const proc = spawn(process.execPath, [...nodeArgs(), bin, 'start', '--data-dir', node.dir], { stdio: ['ignore', fd, fd], env: childEnv(), detached: true });
     closeSync(fd);
     proc.on('exit', (code, signal) => {
       if (!stopping) o.onExit(node, code, signal);
@@ -66,12 +66,10 @@ export function runDevnet(layout: DevnetLayout, o: { onExit(node: DevnetNode, co
 /**
  * The children's environment: ours without the settings that each node takes from its own
  * config.json (the environment would override the file, and every node would, say, take the same
- * LEDGER_RPC_PORT). LEDGER_LOG_LEVEL passes through, and LEDGER_DEVNET_NODE_OPTIONS becomes the
- * nodes' NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=prof` to profile every validator), while
- * this process's own NODE_OPTIONS stays with it.
+ * LEDGER_RPC_PORT). LEDGER_LOG_LEVEL passes through; NODE_OPTIONS stays with this process.
  */
 export function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: process.env.LEDGER_DEVNET_NODE_OPTIONS ?? '' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
   for (const name of [...SETTINGS.map((s) => s.env), PLUGINS_ENV, CONFIG_ENV]) if (name !== 'LEDGER_LOG_LEVEL') delete env[name];
   return env;
 }
@@ -97,4 +95,12 @@ export function tailLines(file: string, n: number): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * Node.js options for every node, from LEDGER_DEVNET_NODE_ARGS (space-separated), e.g.
+ * `--cpu-prof --cpu-prof-dir=prof` to profile every validator, which NODE_OPTIONS may not carry.
+ */
+export function nodeArgs(): string[] {
+  return (process.env.LEDGER_DEVNET_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== '');
 }

@@ -8,6 +8,7 @@ import { parseJson } from '../protocol/json.js';
 import { payloadDebit, payloadFromJson, payloadToJson } from '../protocol/payloads.js';
 import { encodeTransaction, MAX_TX_BYTES, MAX_TX_JSON_BYTES, signingBytes, transactionFromJson, transactionHash, type Transaction } from '../protocol/transaction.js';
 import { checkState, conflict } from './checks.js';
+import { PendingIndex } from './pending-index.js';
 import { selectReady } from './select.js';
 import { SenderQueue, type PendingTx } from './sender-queue.js';
 import { VerifiedCache } from './verified-cache.js';
@@ -27,18 +28,7 @@ import { readView } from './view.js';
  *   let a sender churn the network. A second transaction for a pending nonce is NONCE_TAKEN.
  * - Nonce window: a nonce at most `maxNonceGap` past the end of the sender's ready run is kept
  *   (gapped, not selectable until the gap fills); beyond that, NONCE_TOO_HIGH.
- *
- * Eviction when full (count or bytes). Only a *ready* transaction (its nonce extends its sender's
- * ready run) may displace others, because a gapped one may never execute and so costs nothing.
- * Victims, one at a time until there is room, each the tail (highest nonce) of its sender, so no
- * sender is left with a gap:
- *   1. a gapped transaction of another sender: it cannot be in the next block anyway;
- *   2. otherwise the tail of the sender with the most pending transactions, and only if that sender
- *      would still hold more than the newcomer's sender after the swap.
- * So a sender can only push others down to its own pending count, one funded, fee-paying, ready
- * transaction per eviction, and a sender with a single pending transaction is never evicted for
- * another ready one. If no victim qualifies, or the room cannot be made, MEMPOOL_FULL and nothing
- * is evicted.
+ * - When full (count or bytes), a ready newcomer may evict others: the policy is in pending-index.ts.
  */
 
 export interface MempoolOptions {
@@ -99,20 +89,13 @@ const BAD_SIGNATURE_MESSAGE =
 
 export class Mempool {
   private readonly o: Required<Omit<MempoolOptions, 'onListenerError'>> & Pick<MempoolOptions, 'onListenerError'>;
-  private readonly byHash = new Map<string, PendingTx>();
-  private readonly senders = new Map<string, SenderQueue>();
-  /** senders by pending count, to find the heaviest without a scan */
-  private readonly byCount: Array<Set<SenderQueue> | undefined> = [];
-  private topCount = 0;
-  /** senders whose queue has a nonce gap; their tails are the first victims */
-  private readonly gapped = new Set<SenderQueue>();
+  private readonly index: PendingIndex;
   private readonly verified: VerifiedCache;
   private readonly listeners = new Set<AdmittedListener>();
   private state: StateReader;
   /** bumped when the committed state changes, so an admission that read the old one reads again */
   private epoch = 0;
   private arrivals = 0;
-  private totalBytes = 0;
   private commits: Promise<unknown> = Promise.resolve();
   /** length of the domain and chain-id prefix of the signing bytes */
   private readonly signingPrefix: number;
@@ -120,31 +103,32 @@ export class Mempool {
   constructor(options: MempoolOptions) {
     this.o = { ...MEMPOOL_DEFAULTS, now: Date.now, ...options };
     this.state = options.state;
+    this.index = new PendingIndex({ maxTransactions: this.o.maxTransactions, maxBytes: this.o.maxBytes });
     this.verified = new VerifiedCache(this.o.verifiedCacheSize);
     const probe: Transaction = { senderPubkey: new Uint8Array(32), nonce: 0n, payload: { kind: 'Stake', amount: 1n }, signature: new Uint8Array(64) };
     this.signingPrefix = signingBytes(this.o.chainId, probe).length - (encodeTransaction(probe).length - probe.signature.length);
   }
 
   get size(): number {
-    return this.byHash.size;
+    return this.index.size;
   }
 
   /** total canonical-encoding bytes of the pending transactions */
   get bytes(): number {
-    return this.totalBytes;
+    return this.index.bytes;
   }
 
   has(hash: string): boolean {
-    return this.byHash.has(hash);
+    return this.index.has(hash);
   }
 
   get(hash: string): PendingTx | undefined {
-    return this.byHash.get(hash);
+    return this.index.get(hash);
   }
 
   /** True when this node verified the transaction's signature (pending or recently seen). */
   isVerified(hash: string): boolean {
-    return this.byHash.has(hash) || this.verified.has(hash);
+    return this.index.has(hash) || this.verified.has(hash);
   }
 
   /** A signature checked elsewhere (block validation): a gossiped copy arriving later skips the check. */
@@ -155,17 +139,14 @@ export class Mempool {
   /**
    * Whether a block could include one of the pending transactions now: a sender with a ready run.
    * A transaction behind a nonce gap costs its sender nothing, so it must not make leaders propose.
-   * Only gapped senders can lack one, so this looks at those alone.
    */
   hasReady(): boolean {
-    let stalled = 0;
-    for (const q of this.gapped) if (q.ready === 0) stalled++;
-    return this.senders.size > stalled;
+    return this.index.hasReady();
   }
 
   /** A sender's pending transactions in nonce order; the sender as base58 address, address bytes or public key. */
   pending(sender: string | Uint8Array): PendingTx[] {
-    return [...(this.senders.get(senderKey(sender))?.entries ?? [])];
+    return [...(this.index.queue(senderKey(sender))?.entries ?? [])];
   }
 
   /**
@@ -174,7 +155,7 @@ export class Mempool {
    * transactions from there. A transaction after a gap is not counted: the gap must be filled first.
    */
   pendingNonce(sender: string | Uint8Array, committed: bigint): bigint {
-    return this.senders.get(senderKey(sender))?.runEnd(committed) ?? committed;
+    return this.index.queue(senderKey(sender))?.runEnd(committed) ?? committed;
   }
 
   /** Calls `listener` after each admission; returns a function that unsubscribes it. */
@@ -230,7 +211,7 @@ export class Mempool {
       throw new LedgerError('TX_TOO_LARGE', `transaction encodes to ${size} bytes; the limit is ${MAX_TX_BYTES}`, 'limit', { size, limit: MAX_TX_BYTES });
     }
     const hash = transactionHash(this.o.chainId, tx);
-    if (this.byHash.has(hash)) throw conflict('ALREADY_KNOWN', `transaction ${hash} is already pending`, { hash });
+    if (this.index.has(hash)) throw conflict('ALREADY_KNOWN', `transaction ${hash} is already pending`, { hash });
     if (!this.verified.has(hash)) {
       if (!verify(tx.senderPubkey, body, tx.signature)) throw invalid('BAD_SIGNATURE', BAD_SIGNATURE_MESSAGE, { hash, chainId: this.o.chainId });
       this.verified.add(hash);
@@ -246,11 +227,11 @@ export class Mempool {
 
   /** Everything after the state reads: synchronous, so no other admission interleaves. */
   private insertChecked(tx: Transaction, hash: string, sender: Uint8Array, size: number, view: Awaited<ReturnType<typeof readView>>): AdmitResult {
-    if (this.byHash.has(hash)) throw conflict('ALREADY_KNOWN', `transaction ${hash} is already pending`, { hash });
+    if (this.index.has(hash)) throw conflict('ALREADY_KNOWN', `transaction ${hash} is already pending`, { hash });
     const key = toHex(sender);
-    let q = this.senders.get(key);
+    let q = this.index.queue(key);
     if (!q) q = new SenderQueue(key, sender, view.account.nonce, view.account.balance);
-    else if (q.nonce !== view.account.nonce || q.balance !== view.account.balance) this.setCommitted(q, view.account.nonce, view.account.balance);
+    else if (q.nonce !== view.account.nonce || q.balance !== view.account.balance) this.index.setCommitted(q, view.account.nonce, view.account.balance);
 
     const nonce = tx.nonce;
     if (nonce < q.nonce) {
@@ -283,9 +264,9 @@ export class Mempool {
         limit: this.o.maxPerSender,
       });
     }
-    const evicted = this.makeRoom(q, size, nonce === next);
+    const evicted = this.index.makeRoom(q, size, nonce === next);
     const entry: PendingTx = { tx, hash, sender, nonce, size, cost, arrival: this.arrivals++, admittedAtMs: this.o.now() };
-    this.insertEntry(q, entry);
+    this.index.insert(q, entry);
     for (const listener of this.listeners) {
       try {
         listener(entry);
@@ -294,44 +275,6 @@ export class Mempool {
       }
     }
     return { hash, ready: nonce < q.nextReadyNonce, evicted };
-  }
-
-  /** Evicts per the policy at the top of this file, or throws MEMPOOL_FULL having evicted nothing. */
-  private makeRoom(own: SenderQueue, size: number, ready: boolean): string[] {
-    const over = () => this.byHash.size + 1 > this.o.maxTransactions || this.totalBytes + size > this.o.maxBytes;
-    if (!over()) return [];
-    const reason = this.byHash.size + 1 > this.o.maxTransactions ? 'count' : 'bytes';
-    const full = (why: string) =>
-      new LedgerError('MEMPOOL_FULL', `mempool is full (${this.byHash.size} transactions, ${this.totalBytes} bytes): ${why}`, 'limit', {
-        reason,
-        maxTransactions: this.o.maxTransactions,
-        maxBytes: this.o.maxBytes,
-      });
-    if (size > this.o.maxBytes) throw full('the transaction is larger than the whole mempool');
-    if (!ready) throw full(`only a transaction with the sender's next nonce (${own.nextReadyNonce}) may displace others`);
-    const evicted: Array<[SenderQueue, PendingTx]> = [];
-    while (over()) {
-      const victim = this.gappedVictim(own) ?? this.heavyVictim(own);
-      if (!victim) {
-        for (const [q, e] of evicted.reverse()) this.insertEntry(q, e);
-        throw full('no sender holds more pending transactions than this one');
-      }
-      this.removeEntry(victim[0], victim[1]);
-      evicted.push(victim);
-    }
-    return evicted.map(([, e]) => e.hash);
-  }
-
-  private gappedVictim(own: SenderQueue): [SenderQueue, PendingTx] | undefined {
-    for (const q of this.gapped) if (q !== own) return [q, q.entries[q.length - 1]!];
-    return undefined;
-  }
-
-  private heavyVictim(own: SenderQueue): [SenderQueue, PendingTx] | undefined {
-    while (this.topCount > 0 && !this.byCount[this.topCount]?.size) this.topCount--;
-    if (this.topCount <= own.length + 1) return undefined;
-    const q = this.byCount[this.topCount]!.values().next().value as SenderQueue;
-    return [q, q.entries[q.length - 1]!];
   }
 
   /**
@@ -343,14 +286,11 @@ export class Mempool {
   }
 
   selectEntries(maxCount: number, maxBytes = Number.POSITIVE_INFINITY): PendingTx[] {
-    return selectReady(this.senders.values(), maxCount, maxBytes);
+    return selectReady(this.index.queues(), maxCount, maxBytes);
   }
 
   remove(hash: string): boolean {
-    const e = this.byHash.get(hash);
-    if (!e) return false;
-    this.removeEntry(this.senders.get(toHex(e.sender))!, e);
-    return true;
+    return this.index.removeHash(hash) !== undefined;
   }
 
   /**
@@ -372,17 +312,15 @@ export class Mempool {
     const removed: string[] = [];
     const touched = new Set<SenderQueue>();
     for (const hash of txHashes) {
-      const e = this.byHash.get(hash);
-      if (!e) continue;
-      const q = this.senders.get(toHex(e.sender))!;
-      this.removeEntry(q, e);
+      const q = this.index.removeHash(hash);
+      if (!q) continue;
       removed.push(hash);
       touched.add(q);
     }
-    if (senders === undefined) for (const q of this.senders.values()) touched.add(q);
+    if (senders === undefined) for (const q of this.index.queues()) touched.add(q);
     else {
       for (const s of senders) {
-        const q = this.senders.get(toHex(s.length === 32 ? addressBytesFromPublicKey(s) : s));
+        const q = this.index.queue(toHex(s.length === 32 ? addressBytesFromPublicKey(s) : s));
         if (q) touched.add(q);
       }
     }
@@ -395,11 +333,11 @@ export class Mempool {
   }
 
   private async revalidate(q: SenderQueue, state: StateReader, dropped: CommitResult['dropped']): Promise<void> {
-    if (this.senders.get(q.key) !== q) return;
+    if (this.index.queue(q.key) !== q) return;
     const view = await readView(state, this.o.network, q.address, q.entries.map((e) => e.tx));
-    if (this.senders.get(q.key) !== q) return; // emptied meanwhile; a new queue read the new state itself
+    if (this.index.queue(q.key) !== q) return; // emptied meanwhile; a new queue read the new state itself
     const expected = view.account.nonce;
-    for (const e of this.setCommitted(q, expected, view.account.balance)) {
+    for (const e of this.index.setCommitted(q, expected, view.account.balance)) {
       const error = conflict('NONCE_TOO_LOW', `nonce ${e.nonce} was used by a committed transaction`, { expected, given: e.nonce });
       dropped.push({ hash: e.hash, error });
     }
@@ -411,51 +349,9 @@ export class Mempool {
         kept.push(e);
         keptCost += e.cost;
       } else {
-        this.removeEntry(q, e);
+        this.index.remove(q, e);
         dropped.push({ hash: e.hash, error });
       }
     }
-  }
-
-  /** Records a newer committed account for `q`, dropping entries whose nonce it has used. */
-  private setCommitted(q: SenderQueue, nonce: bigint, balance: bigint): PendingTx[] {
-    const before = q.length;
-    const stale = q.setCommitted(nonce, balance);
-    for (const e of stale) {
-      this.byHash.delete(e.hash);
-      this.totalBytes -= e.size;
-    }
-    this.track(q, before);
-    return stale;
-  }
-
-  private insertEntry(q: SenderQueue, e: PendingTx): void {
-    const before = q.length;
-    if (before === 0) this.senders.set(q.key, q);
-    q.insert(e);
-    this.byHash.set(e.hash, e);
-    this.totalBytes += e.size;
-    this.track(q, before);
-  }
-
-  private removeEntry(q: SenderQueue, e: PendingTx): void {
-    const before = q.length;
-    if (!q.remove(e)) return;
-    this.byHash.delete(e.hash);
-    this.totalBytes -= e.size;
-    this.track(q, before);
-  }
-
-  /** Keeps the count buckets, the gapped set and the sender map in step with `q`. */
-  private track(q: SenderQueue, before: number): void {
-    const after = q.length;
-    if (before !== after) {
-      if (before > 0) this.byCount[before]?.delete(q);
-      if (after > 0) (this.byCount[after] ??= new Set()).add(q);
-      if (after > this.topCount) this.topCount = after;
-    }
-    if (q.gapped) this.gapped.add(q);
-    else this.gapped.delete(q);
-    if (after === 0) this.senders.delete(q.key);
   }
 }

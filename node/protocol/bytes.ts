@@ -40,34 +40,67 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
+/**
+ * Appends into one growing buffer: encoding is on every hot path (hashing, signing bytes, wire
+ * messages), so values are written in place rather than as a chunk each and a final join.
+ */
 export class ByteWriter {
-  private chunks: Uint8Array[] = [];
+  private buf = new Uint8Array(256);
+  private view = new DataView(this.buf.buffer);
+  private at = 0;
+
+  private room(n: number): number {
+    const at = this.at;
+    if (at + n > this.buf.length) {
+      const next = new Uint8Array(Math.max(this.buf.length * 2, at + n));
+      next.set(this.buf.subarray(0, at));
+      this.buf = next;
+      this.view = new DataView(next.buffer);
+    }
+    this.at = at + n;
+    return at;
+  }
 
   bytes(b: Uint8Array): this {
-    this.chunks.push(Uint8Array.from(b));
+    const at = this.room(b.length); // first: it may replace this.buf
+    this.buf.set(b, at);
     return this;
   }
 
   u8(n: number): this {
-    return this.bytes(Uint8Array.of(n));
+    if (!Number.isInteger(n) || n < 0 || n > 0xff) throw new RangeError(`u8 out of range: ${n}`);
+    const at = this.room(1);
+    this.buf[at] = n;
+    return this;
   }
 
   u16(n: number): this {
     if (!Number.isInteger(n) || n < 0 || n > 0xffff) throw new RangeError(`u16 out of range: ${n}`);
-    return this.bytes(Uint8Array.of(n >> 8, n & 0xff));
+    const at = this.room(2);
+    this.view.setUint16(at, n);
+    return this;
   }
 
   u32(n: number): this {
     if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new RangeError(`u32 out of range: ${n}`);
-    return this.uint(BigInt(n), 4);
+    const at = this.room(4);
+    this.view.setUint32(at, n);
+    return this;
   }
 
   u64(n: bigint): this {
-    return this.uint(n, 8);
+    if (n < 0n || n > U64_MAX) throw new RangeError(`u64 out of range: ${n}`);
+    const at = this.room(8);
+    this.view.setBigUint64(at, n);
+    return this;
   }
 
   u128(n: bigint): this {
-    return this.uint(n, 16);
+    if (n < 0n || n > U128_MAX) throw new RangeError(`u128 out of range: ${n}`);
+    const at = this.room(16);
+    this.view.setBigUint64(at, n >> 64n);
+    this.view.setBigUint64(at + 8, n & U64_MAX);
+    return this;
   }
 
   /** A UTF-8 string prefixed by its byte length as u16. */
@@ -76,19 +109,9 @@ export class ByteWriter {
     return this.u16(b.length).bytes(b);
   }
 
-  private uint(n: bigint, width: number): this {
-    if (n < 0n || n >> BigInt(width * 8) !== 0n) throw new RangeError(`u${width * 8} out of range: ${n}`);
-    const out = new Uint8Array(width);
-    let v = n;
-    for (let i = width - 1; i >= 0; i--) {
-      out[i] = Number(v & 0xffn);
-      v >>= 8n;
-    }
-    return this.bytes(out);
-  }
-
+  /** The bytes written, as a new array of their exact length. */
   finish(): Uint8Array {
-    return concatBytes(...this.chunks);
+    return this.buf.slice(0, this.at);
   }
 }
 
@@ -108,12 +131,15 @@ export class ByteReader {
   }
 
   u8(): number {
-    return this.bytes(1)[0]!;
+    this.need(1);
+    return this.buf[this.at++]!;
   }
 
   u16(): number {
-    const b = this.bytes(2);
-    return (b[0]! << 8) | b[1]!;
+    this.need(2);
+    const v = (this.buf[this.at]! << 8) | this.buf[this.at + 1]!;
+    this.at += 2;
+    return v;
   }
 
   u32(): number {
@@ -138,9 +164,12 @@ export class ByteReader {
   }
 
   private uint(width: number): bigint {
-    let v = 0n;
-    for (const byte of this.bytes(width)) v = (v << 8n) | BigInt(byte);
-    return v;
+    this.need(width);
+    const view = new DataView(this.buf.buffer, this.buf.byteOffset + this.at, width);
+    this.at += width;
+    if (width === 4) return BigInt(view.getUint32(0));
+    if (width === 8) return view.getBigUint64(0);
+    return (view.getBigUint64(0) << 64n) | view.getBigUint64(8);
   }
 
   get remaining(): number {

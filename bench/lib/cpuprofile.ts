@@ -72,7 +72,9 @@ export function groupOf(f: CallFrame): string {
   if (/\/dist\/plugins\/relay\//.test(url)) return 'our code: relay core/protocols';
   if (/\/dist\/plugins\//.test(url)) return 'our code: other plugins';
   if (/\/dist\/node\/(http|rpc)\//.test(url)) return 'our code: node http';
-  if (/\/dist\/node\//.test(url)) return 'our code: node (chain, consensus, p2p)';
+  const folder = /\/dist\/node\/([^/]+)\//.exec(url);
+  if (folder) return `our code: node/${folder[1]}`;
+  if (/\/dist\/node\//.test(url)) return 'our code: node';
   const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return `node_modules: ${pkg[1]}`;
   if (url.startsWith('node:')) return 'node internals (other)';
@@ -176,6 +178,30 @@ export async function summarizeProfiles(dir: string, window?: { fromUs: number; 
     out.push({ file, thread, ...summarizeProfile(profile, window, top) });
   }
   return out.sort((a, b) => a.thread - b.thread);
+}
+
+/** Several threads' (or processes') summaries as one: self times summed by group and by function. */
+export function mergeProfiles(threads: ThreadProfile[]): Pick<ThreadProfile, 'busy_ms' | 'groups' | 'top'> & { threads: number } {
+  const busy = threads.reduce((sum, th) => sum + th.busy_ms, 0);
+  const groups = new Map<string, number>();
+  const fns = new Map<string, FunctionTime>();
+  for (const th of threads) {
+    for (const g of th.groups) groups.set(g.group, (groups.get(g.group) ?? 0) + g.self_ms);
+    for (const f of th.top) {
+      const k = `${f.function}\u0000${f.where}`;
+      const e = fns.get(k);
+      if (e) e.self_ms += f.self_ms;
+      else fns.set(k, { ...f });
+    }
+  }
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  const pct = (ms: number) => (busy > 0 ? Math.round((ms / busy) * 1000) / 10 : 0);
+  return {
+    threads: threads.length,
+    busy_ms: round(busy),
+    groups: [...groups].sort((a, b) => b[1] - a[1]).map(([group, ms]) => ({ group, self_ms: round(ms), percent_of_busy: pct(ms) })),
+    top: [...fns.values()].sort((a, b) => b.self_ms - a.self_ms).map((f) => ({ ...f, self_ms: round(f.self_ms), percent: pct(f.self_ms) })),
+  };
 }
 
 /** Prints the summary of every profile in `dir` (a node run with --cpu-prof): groups, top functions, our callers. */
