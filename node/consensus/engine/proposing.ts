@@ -1,0 +1,76 @@
+import { LedgerError } from '../../errors.js';
+import { bytesEqual } from '../../protocol/bytes.js';
+import { voteDigest } from '../crypto.js';
+import type { TimerHandle } from '../pacemaker.js';
+import * as rules from '../safety.js';
+import type { Proposal } from '../types.js';
+import type { EngineCore, EngineSteps } from './core.js';
+
+/**
+ * The leader's side of a round: wait for something to propose (or the idle interval), build the
+ * block on the high QC and send it. The leader's signature on the block is its own vote.
+ */
+export class Proposing {
+  private idleTimer: TimerHandle | undefined;
+
+  constructor(
+    private readonly c: EngineCore,
+    private readonly steps: Pick<EngineSteps, 'onVote'>,
+  ) {}
+
+  /** Stop waiting to propose (the node halted or stopped). */
+  cancel(): void {
+    this.idleTimer?.cancel();
+  }
+
+  scheduleProposal(round: number): void {
+    const c = this.c;
+    this.idleTimer?.cancel();
+    if (!c.isValidator || c.proposedRound >= round) return;
+    const leader = c.leaders.leaderAfter(c.safety.highQc.blockHash, round);
+    if (!leader || !c.isMe(leader.address)) return;
+    const started = c.clock.now();
+    const idleMs = c.o.idleBlockIntervalMs ?? 1_000;
+    const poll = c.o.pollIntervalMs ?? 20;
+    const check = () => {
+      if (!c.running || c.pacemaker.round !== round) return;
+      // Blocks above an uncommitted boundary go out at once: the epoch change waits for them.
+      const head = c.safety.highQc;
+      const busy = c.o.app.hasReadyTransactions() || c.ep.isPastBoundary(head.height + 1) || c.tree.hasTransactionsOnPath(head.blockHash);
+      if (busy || c.clock.now() - started >= idleMs) c.enqueue(() => this.propose(round));
+      else this.idleTimer = c.clock.setTimer(Math.min(poll, idleMs - (c.clock.now() - started)), check);
+    };
+    check();
+  }
+
+  async propose(round: number): Promise<void> {
+    const c = this.c;
+    if (c.haltReport || c.pacemaker.round !== round || c.proposedRound >= round || round <= c.safety.lastVotedRound) return;
+    const justify = c.safety.highQc;
+    const parent = c.tree.get(justify.blockHash);
+    if (!parent) return; // still syncing it; the round will time out
+    if (!c.isMe(c.leaders.leaderAfter(parent.hash, round)!.address)) return;
+    const tc = justify.round + 1 === round ? undefined : c.safety.highTc;
+    if (justify.round + 1 !== round && tc?.round !== round - 1) return;
+    const height = parent.header.height + 1;
+    const block = await c.o.app.buildBlock({ parent, round, height, justify, proposer: c.me, empty: c.ep.isPastBoundary(height) });
+    const shape = rules.proposalShapeError(block, tc);
+    if (shape || !bytesEqual(block.header.proposer, c.me) || block.header.round !== round) {
+      throw new LedgerError('BAD_BUILT_BLOCK', `the app built a block that does not fit the proposal: ${shape ?? 'wrong round or proposer'}`, 'internal');
+    }
+    if (c.pacemaker.round !== round || c.proposedRound >= round) return;
+    await c.setSafety(rules.recordVote(c.safety, round));
+    c.proposedRound = round;
+    const signature = c.o.self.crypto.sign(voteDigest(c.o.chainId, c.ep.epoch, round, block.header.height, block.hash));
+    await c.o.store.putPendingBlock(block);
+    c.tree.add(block);
+    c.times.markSeen(block.hash, c.clock.now());
+    c.emit('block', block);
+    const proposal: Proposal = { block, tc, signature };
+    c.proposalsSeen.set(round, proposal);
+    c.m.proposals++;
+    c.emit('proposal', proposal);
+    c.o.transport.broadcast(c.msg({ type: 'proposal', proposal }));
+    await this.steps.onVote({ round, height: block.header.height, blockHash: block.hash, voter: c.me, signature }, true);
+  }
+}
