@@ -3,6 +3,7 @@ import { ADDRESS_LENGTH } from './address.js';
 import { ByteReader, ByteWriter, concatBytes } from './bytes.js';
 import { CREDENTIAL_ID_LENGTH } from './credential-id.js';
 import { CREDENTIAL_TYPES, type CredentialType } from './credential-types.js';
+import type { BbsKey } from './payload-types.js';
 import { STATE_PREFIX } from './records.js';
 
 /**
@@ -20,13 +21,6 @@ export interface Attestation {
   validator: Uint8Array;
   vrfProof: Uint8Array;
   signature: Uint8Array;
-}
-
-export interface BbsKey {
-  /** 96-byte BLS12-381 G2 public key */
-  publicKey: Uint8Array;
-  /** how many messages the issuer signs per credential */
-  messageCount: number;
 }
 
 export interface CredentialRecord {

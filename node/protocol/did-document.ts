@@ -1,5 +1,5 @@
 import { ed25519PublicKeyMultibase } from '../crypto/multibase.js';
-import type { ServiceEndpoint } from './payloads.js';
+import type { ServiceEndpoint } from './payload-types.js';
 import type { DidRecord } from './records.js';
 
 export const DID_CONTEXT = ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2020/v1'];

@@ -2,7 +2,7 @@ import { invalid } from '../errors.js';
 import { ADDRESS_LENGTH } from './address.js';
 import { ByteReader, ByteWriter, concatBytes } from './bytes.js';
 import { BLS_PUBLIC_KEY_LENGTH } from './params.js';
-import type { ServiceEndpoint } from './payloads.js';
+import type { ServiceEndpoint } from './payload-types.js';
 
 /**
  * The entries of chain state. Each is stored under a one-byte prefix plus its identifier, and its

@@ -1,7 +1,7 @@
 import { invalid } from '../../errors.js';
 import { ADDRESS_LENGTH, formatAddress } from '../address.js';
 import { parseDid } from '../did.js';
-import type { PayloadCodec, PayloadOf, ServiceEndpoint } from '../payloads.js';
+import type { PayloadCodec, PayloadOf, ServiceEndpoint } from '../payload-types.js';
 import { addressFromJson, didField, fields, nonZero, positiveAmount } from './fields.js';
 
 /** Transfers, stake, and DID documents. */

@@ -5,7 +5,7 @@ import { formatTokens } from '../amount.js';
 import { CREDENTIAL_ID_LENGTH, formatCredentialId } from '../credential-id.js';
 import { CREDENTIAL_TYPES, isCredentialType, issuanceFee } from '../credential-types.js';
 import { parseDid } from '../did.js';
-import type { PayloadCodec, PayloadOf } from '../payloads.js';
+import type { PayloadCodec, PayloadOf } from '../payload-types.js';
 import { REVOCATION_LIST_ENTRIES } from '../revocation-list.js';
 import { credentialIdField as idFromJson, didField, fields, fixedBytesFromJson, fixedBytesToJson, intField, positiveAmount } from './fields.js';
 

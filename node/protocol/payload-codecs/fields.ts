@@ -4,7 +4,7 @@ import { amountFromJson } from '../amount.js';
 import { fromHex, toHex } from '../bytes.js';
 import { parseCredentialId } from '../credential-id.js';
 import { parseDid } from '../did.js';
-import type { JsonForm } from '../payloads.js';
+import type { JsonForm } from '../payload-types.js';
 
 /** The field rules every payload codec shares. The binary decoders enforce the same rules as the JSON ones. */
 

@@ -1,6 +1,6 @@
 import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH } from '../../crypto/ed25519.js';
 import { invalid } from '../../errors.js';
-import type { PayloadCodec, PayloadOf } from '../payloads.js';
+import type { PayloadCodec, PayloadOf } from '../payload-types.js';
 import { MAX_GUARDIANS, policyProblem } from '../recovery-records.js';
 import { didField, fields, fixedBytesFromJson, fixedBytesToJson } from './fields.js';
 

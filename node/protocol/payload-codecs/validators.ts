@@ -3,7 +3,7 @@ import { ADDRESS_LENGTH, formatAddress } from '../address.js';
 import { bytesEqual } from '../bytes.js';
 import { CREDENTIAL_ID_LENGTH, formatCredentialId } from '../credential-id.js';
 import { BLS_PUBLIC_KEY_LENGTH, BLS_SIGNATURE_LENGTH } from '../params.js';
-import type { EquivocationKind, PayloadCodec, PayloadOf, SignedVoteRef } from '../payloads.js';
+import type { EquivocationKind, PayloadCodec, PayloadOf, SignedVoteRef } from '../payload-types.js';
 import { addressFromJson, credentialIdField, fields, fixedBytesFromJson, fixedBytesToJson, heightFromJson, heightFromWire } from './fields.js';
 
 /** Validator registration and equivocation evidence. */
