@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { EpochInfo } from '../consensus/types.js';
-import { InclusionError, type BlockContext } from '../execution/apply.js';
+import { InclusionError } from '../execution/apply.js';
+import type { BlockContext } from '../execution/context.js';
 import { buildBlockBody, executeBlock, type ExecutedTx } from '../execution/block.js';
 import { LedgerError } from '../errors.js';
 import { blockHash, transactionsRoot, type Block, type BlockHeader, type QuorumCertificate } from '../protocol/block.js';

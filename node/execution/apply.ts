@@ -9,6 +9,7 @@ import { failed, SUCCESS, type ReceiptEvent } from '../protocol/receipt.js';
 import type { ValidatorRecord } from '../protocol/records.js';
 import type { Transaction } from '../protocol/transaction.js';
 import { checkEquivocation, checkProofOfPossession } from '../protocol/validator-keys.js';
+import type { BlockContext, PayloadResult, TxContext } from './context.js';
 import type { StateOverlay } from './overlay.js';
 import { credit, debit, readAccount, readDid, readValidator, writeAccount, writeDid } from './state-access.js';
 import { credentialAttest, credentialRequest, credentialRevoke } from './credentials.js';
@@ -21,22 +22,6 @@ import { putValidator } from './validator-set.js';
  * time comes from the block. Signatures are checked before execution (mempool admission and block
  * validation), not here.
  */
-
-export interface BlockContext {
-  network: string;
-  height: number;
-  /** the consensus round of the block's proposal: a registered credential records it */
-  round: number;
-  /** fixed before the block is built: credential committees are drawn from it */
-  parentHash: Uint8Array;
-  timestampMs: number;
-  proposer: Uint8Array;
-}
-
-/** What one transaction executes in: its block, and the chain id (proofs of possession and evidence bind it). */
-export interface TxContext extends BlockContext {
-  chainId: string;
-}
 
 export interface TxOutcome {
   status: string;
@@ -53,8 +38,6 @@ export class InclusionError extends Error {
     super(message);
   }
 }
-
-export type PayloadResult = { events: ReceiptEvent[] } | { failure: string };
 
 export async function applyTransaction(state: StateOverlay, ctx: TxContext, tx: Transaction, txHash: Uint8Array): Promise<TxOutcome> {
   const sender = addressBytesFromPublicKey(tx.senderPubkey);

@@ -1,7 +1,8 @@
 import { toHex } from '../protocol/bytes.js';
 import { MAX_BLS_PAYLOADS_PER_BLOCK } from '../protocol/params.js';
 import { transactionHashBytes, type Transaction } from '../protocol/transaction.js';
-import { applyTransaction, InclusionError, type BlockContext, type TxOutcome } from './apply.js';
+import { applyTransaction, InclusionError, type TxOutcome } from './apply.js';
+import type { BlockContext } from './context.js';
 import { expireCredentialRequest } from './credentials.js';
 import { StateOverlay, type StateChange, type StateReader } from './overlay.js';
 import { completeRecovery } from './recovery.js';

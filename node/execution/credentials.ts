@@ -1,17 +1,18 @@
-import { ecvrfVerify } from '../crypto/ecvrf.js';
+import { ecvrfVerifyCached } from '../crypto/ecvrf.js';
 import { addressBytesFromPublicKey, formatAddress } from '../protocol/address.js';
 import { bytesEqual } from '../protocol/bytes.js';
 import { attestationThreshold, committeeSeed, isSelected, verifyAttestation } from '../protocol/committee.js';
 import { formatCredentialId } from '../protocol/credential-id.js';
-import { credentialByIssuerKey, credentialBySubjectKey, credentialKey, decodeCounter, decodeCredential, encodeCounter, encodeCredential, INDEX_MARKER, issuerCounterKey, revocationListKey, type CredentialRecord } from '../protocol/credential-records.js';
+import { credentialByIssuerKey, credentialBySubjectKey, encodeCounter, INDEX_MARKER, issuerCounterKey, revocationListKey, type CredentialRecord } from '../protocol/credential-records.js';
 import { authenticationKeys } from '../protocol/did-document.js';
 import { didForIdentifier } from '../protocol/did.js';
 import { ATTESTATION_WINDOW } from '../protocol/params.js';
 import type { PayloadOf } from '../protocol/payloads.js';
 import type { ReceiptEvent } from '../protocol/receipt.js';
 import { REVOCATION_LIST_ENTRIES, RevocationList } from '../protocol/revocation-list.js';
-import type { PayloadResult, TxContext } from './apply.js';
-import type { StateOverlay, StateReader } from './overlay.js';
+import type { PayloadResult, TxContext } from './context.js';
+import { readCredential, readIssuerCounter, writeCredential } from './credential-state.js';
+import type { StateOverlay } from './overlay.js';
 import { MAX_TASKS_PER_HEIGHT, SCHEDULED_KINDS, scheduleTask, taskCount } from './scheduled.js';
 import { credit, debit, readActiveDid, readDid } from './state-access.js';
 import { readGovernance } from './chain-params.js';
@@ -23,21 +24,6 @@ import { readValidatorSet } from './validator-set.js';
  * issuer, attestations from a VRF-selected committee, registration at the threshold, expiry at the
  * deadline, revocation by the issuer or the governance key.
  */
-
-export async function readCredential(state: StateReader, id: Uint8Array): Promise<CredentialRecord | undefined> {
-  const bytes = await state.get(credentialKey(id));
-  return bytes ? decodeCredential(bytes) : undefined;
-}
-
-function writeCredential(state: StateOverlay, c: CredentialRecord): void {
-  state.put(credentialKey(c.id), encodeCredential(c));
-}
-
-/** The issuer's next free revocation position, counted across its lists. */
-export async function readIssuerCounter(state: StateReader, issuer: Uint8Array): Promise<number> {
-  const bytes = await state.get(issuerCounterKey(issuer));
-  return bytes ? decodeCounter(bytes) : 0;
-}
 
 export async function credentialRequest(
   state: StateOverlay,
@@ -114,7 +100,8 @@ export async function credentialAttest(state: StateOverlay, ctx: TxContext, send
   const member = set?.validators.find((v) => bytesEqual(v.address, validator));
   if (!set || !member) return { failure: `${formatAddress(validator)} is not in the current validator set` };
   if (c.attestations.some((a) => bytesEqual(a.validator, validator))) return { failure: `${formatAddress(validator)} already attested credential ${id}` };
-  const beta = ecvrfVerify(senderPubkey, c.seed, p.vrfProof);
+  // memoized by the exact inputs: the answer is the one verifying again would give
+  const beta = ecvrfVerifyCached(senderPubkey, c.seed, p.vrfProof);
   if (!beta) return { failure: `the VRF proof does not verify for the seed of credential request ${id}` };
   const total = set.validators.reduce((n, v) => n + v.weight, 0n);
   if (!isSelected(beta, member.weight, total, set.validators.length)) return { failure: `${formatAddress(validator)} is not in the committee of credential request ${id}` };

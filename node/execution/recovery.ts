@@ -15,7 +15,7 @@ import {
   type RecoveryPolicy,
 } from '../protocol/recovery-records.js';
 import { verifyRecovery } from '../protocol/recovery.js';
-import type { BlockContext, PayloadResult, TxContext } from './apply.js';
+import type { BlockContext, PayloadResult, TxContext } from './context.js';
 import type { StateOverlay, StateReader } from './overlay.js';
 import { MAX_TASKS_PER_HEIGHT, SCHEDULED_KINDS, scheduleTask, taskCount } from './scheduled.js';
 import { readActiveDid, readDid, writeDid } from './state-access.js';

@@ -1,11 +1,14 @@
+import { ecvrfVerifyCached } from '../crypto/ecvrf.js';
 import { verify } from '../crypto/ed25519.js';
 import { invalid, isLedgerError, LedgerError } from '../errors.js';
+import { readCredential } from '../execution/credential-state.js';
 import type { StateReader } from '../execution/overlay.js';
 import { addressBytesFromPublicKey, parseAddress } from '../protocol/address.js';
 import { toHex, U64_MAX } from '../protocol/bytes.js';
+import { formatCredentialId } from '../protocol/credential-id.js';
 import { feeFor } from '../protocol/fees.js';
 import { parseJson } from '../protocol/json.js';
-import { payloadDebit, payloadFromJson, payloadToJson } from '../protocol/payloads.js';
+import { payloadDebit, payloadFromJson, payloadToJson, type PayloadOf } from '../protocol/payloads.js';
 import { encodeTransaction, MAX_TX_BYTES, MAX_TX_JSON_BYTES, signingBytes, transactionFromJson, transactionHash, type Transaction } from '../protocol/transaction.js';
 import { checkState, conflict } from './checks.js';
 import { PendingIndex } from './pending-index.js';
@@ -187,6 +190,21 @@ export class Mempool {
     return this.admitDecoded(tx);
   }
 
+  /**
+   * A committee member's VRF proof, checked at admission against the request's seed: a bad one is
+   * refused here rather than included as failed, and a good one is memoized, so executing its block
+   * on the consensus path costs a lookup. A request not committed (yet, or any more) is left to
+   * execution, which fails the attestation with the reason.
+   */
+  private async checkVrfProof(senderPubkey: Uint8Array, p: PayloadOf<'CredentialAttest'>): Promise<void> {
+    const request = await readCredential(this.state, p.credentialId);
+    if (request && !ecvrfVerifyCached(senderPubkey, request.seed, p.vrfProof)) {
+      throw invalid('BAD_VRF_PROOF', `the VRF proof does not verify for the seed of credential request ${formatCredentialId(p.credentialId)}`, {
+        credentialId: formatCredentialId(p.credentialId),
+      });
+    }
+  }
+
   /** Admits an already decoded transaction (gossip); its payload is checked as the JSON decoder would. */
   async admit(tx: Transaction): Promise<AdmitResult> {
     if (!(tx.senderPubkey instanceof Uint8Array) || tx.senderPubkey.length !== 32) throw invalid('MALFORMED_TRANSACTION', 'sender_pubkey must be 32 bytes');
@@ -216,6 +234,7 @@ export class Mempool {
       if (!verify(tx.senderPubkey, body, tx.signature)) throw invalid('BAD_SIGNATURE', BAD_SIGNATURE_MESSAGE, { hash, chainId: this.o.chainId });
       this.verified.add(hash);
     }
+    if (tx.payload.kind === 'CredentialAttest') await this.checkVrfProof(tx.senderPubkey, tx.payload);
     const sender = addressBytesFromPublicKey(tx.senderPubkey);
     for (;;) {
       const epoch = this.epoch;

@@ -1,4 +1,4 @@
-import { readCredential, readIssuerCounter } from '../execution/credentials.js';
+import { readCredential, readIssuerCounter } from '../execution/credential-state.js';
 import type { StateReader } from '../execution/overlay.js';
 import { concatBytes } from '../protocol/bytes.js';
 import { CREDENTIAL_ID_LENGTH } from '../protocol/credential-id.js';

@@ -3,7 +3,7 @@ import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
 import { buildBlockBody, executeBlock } from '../../node/execution/block.js';
 import { StateOverlay, type StateReader } from '../../node/execution/overlay.js';
 import { readAccount, readDid, readValidator, writeAccount } from '../../node/execution/state-access.js';
-import type { BlockContext } from '../../node/execution/apply.js';
+import type { BlockContext } from '../../node/execution/context.js';
 import { addressBytesFromPublicKey, formatAddress } from '../../node/protocol/address.js';
 import { UNIT } from '../../node/protocol/amount.js';
 import { didForPublicKey } from '../../node/protocol/did.js';

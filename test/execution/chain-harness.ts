@@ -1,6 +1,6 @@
 import { blsKeyFromSeed } from '../../node/consensus/crypto.js';
 import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
-import type { BlockContext } from '../../node/execution/apply.js';
+import type { BlockContext } from '../../node/execution/context.js';
 import { executeBlock, type BlockExecution } from '../../node/execution/block.js';
 import { writeValidatorKycLevel } from '../../node/execution/chain-params.js';
 import { StateOverlay, type StateReader } from '../../node/execution/overlay.js';

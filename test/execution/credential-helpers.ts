@@ -1,5 +1,5 @@
 import { ecvrfProve } from '../../node/crypto/ecvrf.js';
-import { readCredential } from '../../node/execution/credentials.js';
+import { readCredential } from '../../node/execution/credential-state.js';
 import { UNIT } from '../../node/protocol/amount.js';
 import { signAttestation } from '../../node/protocol/committee.js';
 import { parseCredentialId } from '../../node/protocol/credential-id.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { readCredential } from '../../node/execution/credentials.js';
+import { readCredential } from '../../node/execution/credential-state.js';
 import { writeGovernance } from '../../node/execution/chain-params.js';
 import { readAccount } from '../../node/execution/state-access.js';
 import { formatCredentialId } from '../../node/protocol/credential-id.js';

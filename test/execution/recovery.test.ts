@@ -1,6 +1,6 @@
 import t from 'tap';
 import { keyPairFromSeed, type Ed25519KeyPair } from '../../node/crypto/ed25519.js';
-import type { BlockContext } from '../../node/execution/apply.js';
+import type { BlockContext } from '../../node/execution/context.js';
 import { executeBlock } from '../../node/execution/block.js';
 import { StateOverlay, type StateReader } from '../../node/execution/overlay.js';
 import { readPendingRecovery, readRecoveryPolicy } from '../../node/execution/recovery.js';
