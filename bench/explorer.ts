@@ -101,6 +101,7 @@ async function catchUp(store: ChainStore, db: Database, upTo: number) {
   const from = await indexer.cursor();
   const abort = new AbortController();
   let txs = 0;
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const stream = committedBlocks(store, new HeadSignal(), from, abort.signal);
   // as the plugin indexes: in groups while behind
@@ -109,8 +110,10 @@ async function catchUp(store: ChainStore, db: Database, upTo: number) {
     if (next > upTo) abort.abort();
   });
   const seconds = (performance.now() - started) / 1000;
+  // CPU of the whole process (LevelDB's threads too): on a shared machine it varies less than the wall time
+  const used = process.cpuUsage(cpu);
   const blocks = upTo - from + 1;
-  return { blocks, txs, seconds: Math.round(seconds * 100) / 100, blocks_per_s: Math.round(blocks / seconds), txs_per_s: Math.round(txs / seconds) };
+  return { blocks, txs, seconds: Math.round(seconds * 100) / 100, cpu_seconds: Math.round((used.user + used.system) / 1e4) / 100, blocks_per_s: Math.round(blocks / seconds), txs_per_s: Math.round(txs / seconds) };
 }
 
 async function main(): Promise<void> {
@@ -136,7 +139,8 @@ async function main(): Promise<void> {
     console.log(`built ${top} blocks, ${txCount} transactions in ${Math.round((performance.now() - built) / 1000)} s`);
 
     const smallRun = await catchUp(store, db, smallTop);
-    const bigRun = await catchUp(store, db, top);
+    // --big-blocks 0 measures the small blocks on a chain of nothing else
+    const bigRun = top > smallTop ? await catchUp(store, db, top) : null;
 
     const head = new HeadSignal();
     const host = new PluginHost({
@@ -199,7 +203,7 @@ async function main(): Promise<void> {
       };
       console.table([
         { figure: 'catch-up, 1-tx blocks', value: `${smallRun.blocks_per_s} blocks/s, ${smallRun.txs_per_s} tx/s`, target: '≥ 2,000 blocks/s' },
-        { figure: `catch-up, ${per}-tx blocks`, value: `${bigRun.blocks_per_s} blocks/s, ${bigRun.txs_per_s} tx/s`, target: '' },
+        { figure: `catch-up, ${per}-tx blocks`, value: bigRun ? `${bigRun.blocks_per_s} blocks/s, ${bigRun.txs_per_s} tx/s` : 'none', target: '' },
         { figure: `REST address history, deep pages (${pages} of 100)`, value: `p50 ${result.rest_address_history_deep_pages_ms.p50} ms, p95 ${result.rest_address_history_deep_pages_ms.p95} ms`, target: 'p95 ≤ 50 ms' },
         { figure: 'WS push after commit', value: `p50 ${result.ws_push_after_commit_ms.p50} ms, p99 ${result.ws_push_after_commit_ms.p99} ms`, target: 'p99 ≤ 100 ms' },
       ]);

@@ -93,6 +93,20 @@ export class BlockRepository {
     return hash === undefined ? undefined : this.byHash(hash);
   }
 
+  /** The blocks at these seqs (undefined where none), with one read of each index for all of them. */
+  async bySeqs(seqs: readonly number[]): Promise<Array<Block | undefined>> {
+    if (seqs.length === 0) return [];
+    const hashes = await this.seqs.getMany(seqs.map(u64Key));
+    const stored = hashes.filter((h): h is Uint8Array => h !== undefined);
+    const bytes = stored.length === 0 ? [] : await this.blocks.getMany(stored);
+    let i = 0;
+    return hashes.map((h) => {
+      if (h === undefined) return undefined;
+      const b = bytes[i++];
+      return b === undefined ? undefined : decodeBlock(b);
+    });
+  }
+
   /** `height` is the proposal height: a height no committed block has reads as undefined. */
   async byHeight(height: number): Promise<Block | undefined> {
     const hash = await this.hashByHeight(height);
@@ -125,6 +139,13 @@ export class ReceiptRepository {
   async byTxHash(txHash: string): Promise<Receipt | undefined> {
     const bytes = await this.receipts.get(fromHex(txHash, 32, 'tx hash'));
     return bytes === undefined ? undefined : decodeReceipt(bytes);
+  }
+
+  /** Receipts of these transactions (undefined where none), in one read. */
+  async byTxHashes(txHashes: readonly string[]): Promise<Array<Receipt | undefined>> {
+    if (txHashes.length === 0) return [];
+    const found = await this.receipts.getMany(txHashes.map((h) => fromHex(h, 32, 'tx hash')));
+    return found.map((bytes) => (bytes === undefined ? undefined : decodeReceipt(bytes)));
   }
 
   putOps(receipts: readonly Receipt[]): StoreOp[] {

@@ -1,5 +1,5 @@
 import type { CommittedBlock } from '../../node/chain/app.js';
-import { addressFromPublicKey, formatAddress } from '../../node/protocol/address.js';
+import { stringifyJson } from '../../node/protocol/json.js';
 import type { CredentialRecord } from '../../node/protocol/credential-records.js';
 import type { BinarySublevel } from '../../node/state/db.js';
 import { indexIdentity, type CredentialRow, type DidRow } from './identity-index.js';
@@ -58,62 +58,67 @@ export class Indexer {
    * moves in the same write as the rows, so a crash leaves the index before or after all of them.
    */
   async applyAll(blocks: readonly CommittedBlock[]): Promise<Indexed[]> {
-    const b = new Batch(this.d.store);
-    const out: Indexed[] = [];
     let next = await this.cursor();
     for (const c of blocks) {
       if (c.seq !== next) throw new Error(`the explorer index expects seq ${next}, got ${c.seq}`);
-      await b.prefetch(keysRead(c));
-      out.push(await this.index(b, c));
       next = c.seq + 1;
     }
+    const now = this.d.now ?? (() => new Date());
+    const built = blocks.map((c) => rowsOf(c, now().toISOString()));
+    const b = new Batch(this.d.store);
+    await b.prefetch(keysRead(built));
+    const touched: Touched = new Map();
+    const out: Indexed[] = [];
+    for (const r of built) out.push(await this.index(b, r, touched));
+    // an address's sort entry moves once per batch, from its stored count to its last one
+    for (const [a, stored] of touched) {
+      const after = (await b.get<AddressRecord>(`addr:${a}`))!;
+      if (stored !== undefined) b.del(`addrcount:${pad(stored, 12)}:${a}`);
+      b.put(`addrcount:${pad(after.tx_count, 12)}:${a}`, a);
+    }
     b.put('cursor', String(next));
-    await this.d.store.batch(b.ops() as never);
+    await b.write();
     this.next = next;
     return out;
   }
 
-  private async index(b: Batch, c: CommittedBlock): Promise<Indexed> {
-    const at = (this.d.now ?? (() => new Date()))().toISOString();
-
-    const block = blockRow(c.block, at);
-    b.put(`block:${pad(c.block.header.height, 16)}`, block);
-    b.put(`blockhash:${block.hash}`, block.height);
-    b.put(`blocktime:${pad(c.block.header.timestampMs, 16)}:${pad(c.block.header.height, 16)}`, block.height);
+  private async index(b: Batch, r: BlockRows, touched: Touched): Promise<Indexed> {
+    const { c, at, block, txs } = r;
+    const height = pad(c.block.header.height, 16);
+    const time = pad(c.block.header.timestampMs, 16);
+    b.append(`block:${height}`, stringifyJson(block));
+    b.append(`blockhash:${block.hash}`, block.height);
+    b.append(`blocktime:${time}:${height}`, block.height);
     await b.add('blocks');
     if (c.seq > 0) {
-      b.put(`proposed:${block.proposer}:${pad(c.block.header.height, 16)}`, block.height);
+      b.append(`proposed:${block.proposer}:${height}`, block.height);
       await b.add(`proposed:${block.proposer}`);
       await b.add('proposed');
     }
-    const txs: TxRow[] = [];
     const dids: DidRow[] = [];
     const credentials: CredentialRow[] = [];
-    for (const [i, tx] of c.block.transactions.entries()) {
-      const row = txRow(tx, c.receipts[i]!, c.block, at);
-      txs.push(row);
+    for (const [i, row] of txs.entries()) {
+      const tx = c.block.transactions[i]!;
       const pos = position(c.seq, i);
-      b.put(`tx:${row.hash}`, row);
-      b.put(`txseq:${pos}`, row.hash);
-      b.put(`txtype:${row.type}:${pos}`, row.hash);
-      b.put(`txtime:${pad(c.block.header.timestampMs, 16)}:${pos}`, row.hash);
+      b.append(`tx:${row.hash}`, stringifyJson(row));
+      b.append(`txseq:${pos}`, row.hash);
+      b.append(`txtype:${row.type}:${pos}`, row.hash);
+      b.append(`txtime:${time}:${pos}`, row.hash);
       await b.add('txs');
       if ((await b.get(`sender:${row.sender}`)) === undefined) {
         b.put(`sender:${row.sender}`, '1');
         await b.add('senders');
       }
       await b.add(`txtype:${row.type}`);
-      for (const a of new Set([row.sender, ...(row.recipient ? [row.recipient] : [])])) {
-        b.put(`txaddr:${a}:${pos}`, row.hash);
+      for (const a of addressesOf(row)) {
+        b.append(`txaddr:${a}:${pos}`, row.hash);
         await b.add(`txaddr:${a}`);
         const prev = await b.get<AddressRecord>(`addr:${a}`);
         if (!prev) {
           await b.add('addresses');
-          b.put(`addrfirst:${pad(Number(row.timestamp_ms), 16)}:${a}`, a);
-        } else {
-          b.del(`addrcount:${pad(prev.tx_count, 12)}:${a}`);
+          b.append(`addrfirst:${pad(Number(row.timestamp_ms), 16)}:${a}`, a);
         }
-        b.put(`addrcount:${pad((prev?.tx_count ?? 0) + 1, 12)}:${a}`, a);
+        if (!touched.has(a)) touched.set(a, prev?.tx_count);
         b.put(`addr:${a}`, {
           address: a,
           first_seen: prev?.first_seen ?? row.timestamp_ms,
@@ -132,33 +137,61 @@ export class Indexer {
   }
 }
 
-/** at most this many blocks in one batch while catching up */
+/** at most this many blocks, and about this many transactions, in one batch while catching up */
 export const CATCH_UP_GROUP = 64;
+export const CATCH_UP_TXS = 2048;
 
 /**
  * Indexes a block stream: blocks that are already behind the head (`behind(seq)`) go in groups
- * of up to CATCH_UP_GROUP, the head's at once, so live blocks are never held back.
+ * of up to CATCH_UP_GROUP blocks or CATCH_UP_TXS transactions, the head's at once, so live blocks
+ * are never held back.
  */
 export async function indexBlocks(indexer: Indexer, blocks: AsyncIterable<CommittedBlock>, behind: (seq: number) => boolean, done: (indexed: Indexed, nextSeq: number) => void): Promise<void> {
   let group: CommittedBlock[] = [];
+  let txs = 0;
   for await (const c of blocks) {
     group.push(c);
-    if (group.length < CATCH_UP_GROUP && behind(c.seq)) continue;
+    txs += c.block.transactions.length;
+    if (group.length < CATCH_UP_GROUP && txs < CATCH_UP_TXS && behind(c.seq)) continue;
     const indexed = await indexer.applyAll(group);
     group = [];
+    txs = 0;
     for (const i of indexed) done(i, c.seq + 1);
   }
 }
 
-/** The stored keys indexing `c` reads (totals, address rows, sender markers), to fetch in one go. */
-function keysRead(c: CommittedBlock): string[] {
-  const proposer = formatAddress(c.block.header.proposer);
-  const keys = ['count:blocks', 'count:proposed', `count:proposed:${proposer}`, 'count:txs', 'count:senders', 'count:addresses'];
-  for (const tx of c.block.transactions) {
-    const sender = addressFromPublicKey(tx.senderPubkey);
-    const addresses = tx.payload.kind === 'Transfer' ? [sender, formatAddress(tx.payload.to)] : [sender];
-    keys.push(`count:txtype:${tx.payload.kind}`, `sender:${sender}`);
-    for (const a of addresses) keys.push(`addr:${a}`, `count:txaddr:${a}`);
+/** The addresses a batch updates, each with its transaction count as stored before the batch (undefined: new). */
+type Touched = Map<string, number | undefined>;
+
+/** A block's rows, built before anything is read, so their keys can be read in one go. */
+interface BlockRows {
+  c: CommittedBlock;
+  at: string;
+  block: BlockRow;
+  txs: TxRow[];
+}
+
+function rowsOf(c: CommittedBlock, at: string): BlockRows {
+  return { c, at, block: blockRow(c.block, at), txs: c.block.transactions.map((tx, i) => txRow(tx, c.receipts[i]!, c.block, at)) };
+}
+
+/** The sender, and the recipient when there is another one. */
+function addressesOf(row: TxRow): string[] {
+  return row.recipient && row.recipient !== row.sender ? [row.sender, row.recipient] : [row.sender];
+}
+
+/** The stored keys indexing these blocks reads (totals, address rows, sender markers), to fetch in one go. */
+function* keysRead(built: readonly BlockRows[]): Generator<string> {
+  yield* ['count:blocks', 'count:proposed', 'count:txs', 'count:senders', 'count:addresses'];
+  for (const { block, txs } of built) {
+    yield `count:proposed:${block.proposer}`;
+    for (const row of txs) {
+      yield `count:txtype:${row.type}`;
+      yield `sender:${row.sender}`;
+      for (const a of addressesOf(row)) {
+        yield `addr:${a}`;
+        yield `count:txaddr:${a}`;
+      }
+    }
   }
-  return keys;
 }

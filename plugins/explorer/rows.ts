@@ -41,13 +41,31 @@ export interface TxRow {
   created_at: string;
 }
 
+/**
+ * base58 addresses by the hex of their public key (64 digits) or address bytes (40): the same
+ * senders and recipients recur, and base58 is slow.
+ */
+const addresses = new Map<string, string>();
+const ADDRESS_CACHE_LIMIT = 10_000;
+
+function remembered(bytes: Uint8Array, format: (bytes: Uint8Array) => string): string {
+  const hex = toHex(bytes);
+  let address = addresses.get(hex);
+  if (address === undefined) {
+    address = format(bytes);
+    if (addresses.size >= ADDRESS_CACHE_LIMIT) addresses.clear();
+    addresses.set(hex, address);
+  }
+  return address;
+}
+
 export function blockRow(block: Block, createdAt: string): BlockRow {
   const h = block.header;
   return {
     height: String(h.height),
     hash: toHex(block.hash),
     parent_hash: toHex(h.parentHash),
-    proposer: formatAddress(h.proposer),
+    proposer: remembered(h.proposer, formatAddress),
     timestamp_ms: String(h.timestampMs),
     tx_count: block.transactions.length,
     round: String(h.round),
@@ -58,7 +76,7 @@ export function blockRow(block: Block, createdAt: string): BlockRow {
 
 /** The address a payload moves value to, if any. */
 function recipientOf(tx: Transaction): string | null {
-  return tx.payload.kind === 'Transfer' ? formatAddress(tx.payload.to) : null;
+  return tx.payload.kind === 'Transfer' ? remembered(tx.payload.to, formatAddress) : null;
 }
 
 function amountOf(tx: Transaction): bigint {
@@ -73,7 +91,7 @@ export function txRow(tx: Transaction, receipt: Receipt, block: Block, createdAt
     hash: receipt.tx_hash,
     block_height: block.header.height,
     tx_index: receipt.tx_index,
-    sender: addressFromPublicKey(tx.senderPubkey),
+    sender: remembered(tx.senderPubkey, addressFromPublicKey),
     type: tx.payload.kind,
     recipient: recipientOf(tx),
     amount: amountOf(tx).toString(),

@@ -33,10 +33,6 @@ export async function getJson<T>(store: BinarySublevel, k: string): Promise<T | 
   return v === undefined ? undefined : (parseJson(dec.decode(v)) as T);
 }
 
-export function jsonValue(value: unknown): Uint8Array {
-  return enc.encode(stringifyJson(value));
-}
-
 export async function getNumber(store: BinarySublevel, k: string): Promise<number> {
   const v = await store.get(key(k));
   return v === undefined ? 0 : Number(dec.decode(v));
@@ -54,13 +50,21 @@ export async function listNewest(store: BinarySublevel, prefix: string, offset: 
   return out;
 }
 
+/** Keys and values as text: LevelDB encodes them natively, sparing a TextEncoder call and a copy per write. */
+const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const;
+
+type Op = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
+
 /**
- * The writes of one indexed block: rows and totals are read through it, so a row written twice
- * in one block (created, then updated) sees its own first write. `ops()` is one atomic batch.
+ * The writes of one batch of indexed blocks, written by `write()` in one atomic LevelDB batch.
+ * Rows (`put`, `del`) are read through it, so a row written twice in a batch (created, then
+ * updated) sees its own first write, and only its last value is encoded and written. Index entries
+ * (`append`) are written once and never read back, so they skip that bookkeeping.
  */
 export class Batch {
   /** undefined: a deletion */
   private readonly rows = new Map<string, unknown>();
+  private readonly entries: Op[] = [];
   private readonly counts = new Map<string, number>();
   /** stored values read ahead by prefetch (raw text; undefined: absent) */
   private readonly loaded = new Map<string, string | undefined>();
@@ -68,19 +72,21 @@ export class Batch {
   constructor(private readonly store: BinarySublevel) {}
 
   /** Reads these keys in one round trip, so the gets and adds that follow need none. */
-  async prefetch(keys: readonly string[]): Promise<void> {
+  async prefetch(keys: Iterable<string>): Promise<void> {
     const wanted = [...new Set(keys)].filter((k) => !this.loaded.has(k));
     if (wanted.length === 0) return;
-    const values = await this.store.getMany(wanted.map(key));
-    wanted.forEach((k, i) => this.loaded.set(k, values[i] === undefined ? undefined : dec.decode(values[i])));
+    const values = await this.store.getMany<string, string>(wanted, TEXT);
+    wanted.forEach((k, i) => this.loaded.set(k, values[i]));
   }
 
   private async stored(k: string): Promise<string | undefined> {
     if (this.loaded.has(k)) return this.loaded.get(k);
-    const v = await this.store.get(key(k));
-    return v === undefined ? undefined : dec.decode(v);
+    const v = await this.store.get<string, string>(k, TEXT);
+    this.loaded.set(k, v);
+    return v;
   }
 
+  /** A row: its last value in the batch is written. */
   put(k: string, value: unknown): void {
     this.rows.set(k, value);
   }
@@ -89,6 +95,15 @@ export class Batch {
     this.rows.set(k, undefined);
   }
 
+  /**
+   * An index entry: a key that no other write of the batch touches, with its text value. Entries
+   * are written in order, so writing one key twice leaves the second value, as with `put`.
+   */
+  append(k: string, value: string): void {
+    this.entries.push({ type: 'put', key: k, value });
+  }
+
+  /** The row as this batch leaves it so far. */
   async get<T>(k: string): Promise<T | undefined> {
     if (this.rows.has(k)) return this.rows.get(k) as T | undefined;
     const text = await this.stored(k);
@@ -100,11 +115,12 @@ export class Batch {
     this.counts.set(name, (known ?? Number((await this.stored(`count:${name}`)) ?? 0)) + delta);
   }
 
-  ops(): Array<{ type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array }> {
-    const out: Array<{ type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array }> = [];
-    for (const [k, v] of this.rows) out.push(v === undefined ? { type: 'del', key: key(k) } : { type: 'put', key: key(k), value: typeof v === 'string' ? key(v) : jsonValue(v) });
-    for (const [name, n] of this.counts) out.push({ type: 'put', key: key(`count:${name}`), value: key(String(n)) });
-    return out;
+  /** Writes everything in one atomic batch; call it once. */
+  async write(): Promise<void> {
+    const ops = this.entries;
+    for (const [k, v] of this.rows) ops.push(v === undefined ? { type: 'del', key: k } : { type: 'put', key: k, value: typeof v === 'string' ? v : stringifyJson(v) });
+    for (const [name, n] of this.counts) ops.push({ type: 'put', key: `count:${name}`, value: String(n) });
+    await this.store.batch<string, string>(ops, TEXT);
   }
 }
 

@@ -95,6 +95,23 @@ t.test('BlockRepository: missing entries read as undefined; latest follows commi
   t.equal(toHex((await s.blocks.hashBySeq(256))!), toHex((await s.blocks.bySeq(256))!.hash));
 });
 
+t.test('BlockRepository.bySeqs and ReceiptRepository.byTxHashes: many in one read, undefined where missing', async (t) => {
+  const s = await store(t);
+  const args = await nextBlock(s, { txs: 3 });
+  await s.commitBlock(args);
+  await s.commitBlock(await nextBlock(s, { txs: 0 }));
+  const got = await s.blocks.bySeqs([2, 0, 9, 1]);
+  t.same(
+    got.map((b) => b && toHex(b.hash)),
+    [toHex(s.head()!.hash), toHex(s.genesisHash!), undefined, toHex(args.block.hash)],
+  );
+  t.same(await s.blocks.bySeqs([]), []);
+  const receipts = await s.receipts.byTxHashes([args.receipts[2]!.tx_hash, 'ab'.repeat(32), args.receipts[0]!.tx_hash]);
+  t.same(receipts, [args.receipts[2], undefined, args.receipts[0]]);
+  t.same(await s.receipts.byTxHashes([]), []);
+  await t.rejects(s.receipts.byTxHashes(['xyz']), { code: 'BAD_HEX' });
+});
+
 t.test('ReceiptRepository and TxIndexRepository: by tx hash, bigints exact', async (t) => {
   const s = await store(t);
   const args = await nextBlock(s, { txs: 3 });
