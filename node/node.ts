@@ -126,6 +126,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
       if (e.from) network.penalize(e.from, `consensus:${e.reason}`);
     });
     connectMempoolGossip({ chainId: genesis.chainId, mempool, gossip: network, isValidator, log });
+    mempool.onAdmitted(() => engine.transactionsReady());
 
     const metrics = createMetrics({ engine, mempool, store, network });
     observeConsensus(metrics, { chainId: genesis.chainId, engine, mempool });

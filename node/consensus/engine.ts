@@ -230,6 +230,14 @@ export class ConsensusEngine extends EventEmitter {
     return this.c.tree.root;
   }
 
+  /**
+   * The mempool admitted a transaction: when this node leads the round and waits for one, it
+   * proposes now rather than at its next poll (pollIntervalMs).
+   */
+  transactionsReady(): void {
+    if (this.c.running) this.proposing.transactionsReady();
+  }
+
   /** Wait for every queued handler to finish (tests, shutdown). */
   idle(): Promise<void> {
     return this.c.queue;

@@ -38,3 +38,18 @@ t.test('one validator: a submitted transaction commits within about three rounds
   for (const s of samples) t.ok(s < 1_000, `committed in ${s.toFixed(1)} ms, well under the idle interval`);
   t.same(c.faults, []);
 });
+
+t.test('a leader waiting for transactions proposes when told one is ready, not at its next poll', async (t) => {
+  // A poll far longer than the test: only transactionsReady() can start the proposal.
+  const c = new Cluster(1, { idleBlockIntervalMs: 60_000, pollIntervalMs: 60_000 });
+  const node = c.nodes[0]!;
+  await c.start();
+  const tx = transfer(0);
+  node.app.submit(tx);
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(node.engine.metrics().proposals, 0, 'without the call, the leader keeps waiting');
+  node.engine.transactionsReady();
+  await waitFor(() => node.app.committed.some((b) => b.transactions.some((x) => bytesEqual(x.signature, tx.signature))), 5_000, 'the transaction to commit');
+  await c.stopAll();
+  t.same(c.faults, []);
+});

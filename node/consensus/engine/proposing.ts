@@ -12,6 +12,8 @@ import type { EngineCore, EngineSteps } from './core.js';
  */
 export class Proposing {
   private idleTimer: TimerHandle | undefined;
+  /** the pending check of a leader waiting for transactions */
+  private waiting: (() => void) | undefined;
 
   constructor(
     private readonly c: EngineCore,
@@ -21,24 +23,36 @@ export class Proposing {
   /** Stop waiting to propose (the node halted or stopped). */
   cancel(): void {
     this.idleTimer?.cancel();
+    this.waiting = undefined;
+  }
+
+  /** A transaction became ready: a leader waiting for one checks now instead of at its next poll. */
+  transactionsReady(): void {
+    const check = this.waiting;
+    if (!check) return;
+    this.idleTimer?.cancel();
+    check();
   }
 
   scheduleProposal(round: number): void {
     const c = this.c;
-    this.idleTimer?.cancel();
+    this.cancel();
     if (!c.isValidator || c.proposedRound >= round) return;
     const leader = c.leaders.leaderAfter(c.safety.highQc.blockHash, round);
     if (!leader || !c.isMe(leader.address)) return;
     const started = c.clock.now();
     const idleMs = c.o.idleBlockIntervalMs ?? 1_000;
     const poll = c.o.pollIntervalMs ?? 20;
+    // The poll is a fallback: the node calls transactionsReady() when the mempool admits one.
     const check = () => {
+      this.waiting = undefined;
       if (!c.running || c.pacemaker.round !== round) return;
       // Blocks above an uncommitted boundary go out at once: the epoch change waits for them.
       const head = c.safety.highQc;
       const busy = c.o.app.hasReadyTransactions() || c.ep.isPastBoundary(head.height + 1) || c.tree.hasTransactionsOnPath(head.blockHash);
-      if (busy || c.clock.now() - started >= idleMs) c.enqueue(() => this.propose(round));
-      else this.idleTimer = c.clock.setTimer(Math.min(poll, idleMs - (c.clock.now() - started)), check);
+      if (busy || c.clock.now() - started >= idleMs) return c.enqueue(() => this.propose(round));
+      this.waiting = check;
+      this.idleTimer = c.clock.setTimer(Math.min(poll, idleMs - (c.clock.now() - started)), check);
     };
     check();
   }
