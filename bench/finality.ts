@@ -17,7 +17,7 @@
  * reported against, not enforced.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,6 +99,24 @@ const live = (net: BenchDevnet) => net.rpcUrls.slice(0, n - down);
 /** CLOCK_MONOTONIC in µs: the clock V8 stamps profile samples with, in every process. */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
+/**
+ * CPU time (user + system) the live validators' processes have used, from /proc (Linux); 0
+ * elsewhere. Unlike profile samples, it does not count time a process waited for a core.
+ */
+async function validatorsCpuSeconds(net: BenchDevnet): Promise<number> {
+  let ticks = 0;
+  for (const pid of net.pids.slice(0, n - down)) {
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return 0;
+    }
+  }
+  return ticks / 100;
+}
+
 async function headSeq(url: string): Promise<number> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ledger_canonHead', params: [] }) });
   return ((await res.json()) as { result: { seq: number } | null }).result?.seq ?? 0;
@@ -114,6 +132,7 @@ async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
   let after: Samples | undefined;
   let result: Run | undefined;
   const window = { fromUs: 0, toUs: 0, fromSeq: 0, toSeq: 0 };
+  let cpuBefore = 0;
   onJsonLines(proc.stdout, (line) => {
     if (line.phase === 'ready') {
       void scrapeAll(urls).then(
@@ -121,6 +140,7 @@ async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
           before = s;
           window.fromSeq = await headSeq(urls[0]!);
           window.fromUs = monotonicUs();
+          cpuBefore = await validatorsCpuSeconds(net);
           proc.stdin.end('go\n');
         },
         (err: unknown) => {
@@ -136,6 +156,7 @@ async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
   const code = await exited;
   window.toUs = monotonicUs();
   window.toSeq = await headSeq(urls[0]!);
+  const cpuSeconds = (await validatorsCpuSeconds(net)) - cpuBefore;
   if (code !== 0 || !result) throw new Error(`the load generator exited with ${code}`);
   try {
     after = await scrapeAll(urls);
@@ -145,9 +166,17 @@ async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
   const delta = before && after ? combine(after, before, -1) : undefined;
   const breakdown = Object.fromEntries(Object.entries(BREAKDOWN).map(([k, metric]) => [k, (delta && histogram(delta, metric)) ?? 'n/a']));
   const counter = (name: string) => (delta?.has(name) ? delta.get(name) : 'n/a');
+  const seconds = (window.toUs - window.fromUs) / 1e6;
+  const committedTxs = result.committed_tps * Number(values.duration);
   return {
     ...result,
     window,
+    validators_cpu: {
+      seconds: Math.round(cpuSeconds * 10) / 10,
+      cores: Math.round((cpuSeconds / seconds) * 100) / 100,
+      ms_per_tx: committedTxs > 0 ? Math.round((cpuSeconds * 1000 * 100) / committedTxs) / 100 : null,
+      ms_per_block: window.toSeq > window.fromSeq ? Math.round((cpuSeconds * 1000 * 10) / (window.toSeq - window.fromSeq)) / 10 : null,
+    },
     breakdown,
     node_counters: {
       consensus_timeouts: counter('ledger_consensus_timeouts_total'),
@@ -193,6 +222,7 @@ function row(r: Run) {
     'p90 ms': r.latency_ms.p90,
     'p99 ms': r.latency_ms.p99,
     'blocks/s': r.blocks_per_s,
+    'CPU cores (ms/tx)': `${(r.validators_cpu as { cores: number }).cores} (${(r.validators_cpu as { ms_per_tx: number | null }).ms_per_tx})`,
     'mempool→prop p50/p99': `${fmt(b.mempool_to_proposal, 'p50_ms')} / ${fmt(b.mempool_to_proposal, 'p99_ms')}`,
     'prop→QC p50/p99': `${fmt(b.proposal_to_qc, 'p50_ms')} / ${fmt(b.proposal_to_qc, 'p99_ms')}`,
     'QC→commit p50/p99': `${fmt(b.qc_to_commit, 'p50_ms')} / ${fmt(b.qc_to_commit, 'p99_ms')}`,
