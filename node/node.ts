@@ -35,6 +35,7 @@ import { formatCredentialId } from './protocol/credential-id.js';
 import { openDatabase } from './state/db.js';
 import { packageVersion } from './cli/package-root.js';
 import { crashPlanFromEnv, withCrashPoint } from './crash-points.js';
+import { BLOCK_LOG_INTERVAL_MS, BlockLogLimiter, blockLogFields } from './block-log.js';
 
 export interface RunningNode {
   rpcUrl: string;
@@ -130,12 +131,18 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
 
     const metrics = createMetrics({ engine, mempool, store, network });
     observeConsensus(metrics, { chainId: genesis.chainId, engine, mempool });
+    const blockLog = new BlockLogLimiter();
+    const blockLogTimer = setInterval(() => {
+      for (const line of blockLog.tick(Date.now())) log[line.level](line.fields, line.msg);
+    }, BLOCK_LOG_INTERVAL_MS).unref();
+    closers.push(() => clearInterval(blockLogTimer));
     app.on('committed', (c: CommittedBlock) => {
       metrics.committedTxs.inc(c.receipts.length);
       mempool
         .onCommitted(c.receipts.map((r) => r.tx_hash), store.stateReader(), c.block.transactions.map((tx) => tx.senderPubkey))
         .catch((err) => log.error({ err }, 'mempool cleanup failed'));
-      log.debug({ seq: c.seq, height: c.block.header.height, txs: c.receipts.length }, 'committed block');
+      const now = Date.now();
+      for (const line of blockLog.block(blockLogFields(c.block, c.seq, c.receipts.length, now), now)) log[line.level](line.fields, line.msg);
     });
     const attester = new Attester({
       chainId: genesis.chainId,

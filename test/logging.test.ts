@@ -25,3 +25,14 @@ t.test('silent logs nothing; unknown levels are refused', async (t) => {
   t.equal(readFileSync(file, 'utf8'), '');
   t.throws(() => createLogger({ level: 'loud' as never }), /unknown log level "loud"/);
 });
+
+t.test('time is ISO 8601 UTC', async (t) => {
+  const file = join(t.testdir({}), 'log.jsonl');
+  const before = Date.now();
+  const log = createLogger({ level: 'info', destination: file });
+  log.info('stamped');
+  log.flush();
+  const { time } = JSON.parse(readFileSync(file, 'utf8').trim());
+  t.match(time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  t.ok(Date.parse(time) >= before - 1 && Date.parse(time) <= Date.now() + 1);
+});

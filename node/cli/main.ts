@@ -9,13 +9,15 @@ import { recoveryHelp, runRecovery } from './commands/recovery.js';
 import { reindexHelp, runReindex } from './commands/reindex.js';
 import { rpcHelp, runRpc } from './commands/rpc.js';
 import { runStart, startHelp } from './commands/start.js';
-import { runTx, txHelp } from './commands/tx.js';
+import { runTx, TX_KINDS, txHelp, txKindHelp } from './commands/tx.js';
 import { packageVersion } from './package-root.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo } from './io.js';
 
 interface Command {
   summary: string;
   help: string;
+  /** help on a subject of the command (`ledger tx transfer --help`), if argv names one */
+  helpFor?(argv: string[]): string | undefined;
   run(argv: string[], io: CliIo): Promise<number>;
 }
 
@@ -24,7 +26,7 @@ const COMMANDS: Record<string, Command> = {
   start: { summary: 'run the node (initializes ./data on first start)', help: startHelp, run: runStart },
   devnet: { summary: 'run N validators on this machine', help: devnetHelp, run: runDevnet },
   keys: { summary: 'create (keys new) and inspect (keys show) key files', help: keysHelp, run: runKeys },
-  tx: { summary: 'sign and send a transaction: transfer, stake, unstake, did-create, did-deactivate', help: txHelp, run: runTx },
+  tx: { summary: 'sign and send a transaction (kinds below)', help: txHelp, helpFor: txKindHelp, run: runTx },
   rpc: { summary: 'call a JSON-RPC method and print the result', help: rpcHelp, run: runRpc },
   reindex: { summary: "drop a plugin's data (such as the explorer index) so it rebuilds", help: reindexHelp, run: runReindex },
   recovery: { summary: "sign a guardian's recovery of a DID (recovery sign)", help: recoveryHelp, run: runRecovery },
@@ -39,7 +41,12 @@ ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`)
   .join('\n')}
 
-Run "ledger <command> --help" for a command's options and examples.
+Transaction kinds (ledger tx <kind>):
+${Object.entries(TX_KINDS)
+  .map(([kind, k]) => `  ${kind.padEnd(20)} ${k.summary}`)
+  .join('\n')}
+
+Run "ledger <command> --help" for a command's options and examples, "ledger tx <kind> --help" for a kind's.
 
 Examples:
   ledger start
@@ -62,7 +69,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       io.stderr(mainHelp + '\n');
       return EXIT_USAGE;
     }
-    io.stdout((command?.help ?? mainHelp) + '\n');
+    io.stdout((command?.helpFor?.(rest.slice(1)) ?? command?.help ?? mainHelp) + '\n');
     return EXIT_OK;
   }
   if (name === '--version' || name === '-v') {
@@ -75,7 +82,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return EXIT_USAGE;
   }
   if (wantsHelp(rest)) {
-    io.stdout(command.help + '\n');
+    io.stdout((command.helpFor?.(rest) ?? command.help) + '\n');
     return EXIT_OK;
   }
   try {

@@ -1,5 +1,7 @@
 import t from 'tap';
 import { runLedger } from './fixtures/io.js';
+import { TX_KINDS } from '../../node/cli/commands/tx.js';
+import { PAYLOAD_KINDS } from '../../node/protocol/payloads.js';
 
 t.test('help for the tool and every command', async (t) => {
   const cwd = t.testdir({});
@@ -50,4 +52,28 @@ t.test('--version prints the package version', async (t) => {
   const r = await runLedger(['--version'], { cwd: t.testdir({}) });
   t.equal(r.code, 0);
   t.match(r.stdout, /^\d+\.\d+\.\d+\n$/);
+});
+
+t.test('ledger --help lists every transaction kind; ledger tx <kind> --help is that kind', async (t) => {
+  const cwd = t.testdir({});
+  const top = (await runLedger(['--help'], { cwd })).stdout;
+  t.match(top, /Transaction kinds \(ledger tx <kind>\):/);
+  for (const [kind, info] of Object.entries(TX_KINDS)) {
+    t.ok(PAYLOAD_KINDS.includes(info.payload), `${kind} signs a known payload (${info.payload})`);
+    t.match(top, new RegExp(`\\n  ${kind} +${info.summary}`), `--help lists ${kind}`);
+    const r = await runLedger(['tx', kind, '--help'], { cwd });
+    t.equal(r.code, 0);
+    t.match(r.stdout, new RegExp(`^ledger tx ${kind}: .*\\(a ${info.payload} transaction\\)\\n\\nUsage: ledger tx ${kind} --key <file>`), `${kind} has its own help`);
+    t.match(r.stdout, new RegExp(`Example:\\n  ledger tx ${kind} `));
+    t.match(r.stdout, /\n {2}--key <file>/);
+    t.equal((await runLedger(['help', 'tx', kind], { cwd })).stdout, r.stdout, `help tx ${kind} says the same`);
+  }
+  const transfer = (await runLedger(['tx', 'transfer', '--help'], { cwd })).stdout;
+  t.match(transfer, /--to <address>/);
+  t.notMatch(transfer, /--guardian|--credential|Examples:/, 'no other kind\'s flags or examples');
+  const recover = (await runLedger(['tx', 'did-recover', '--help'], { cwd })).stdout;
+  t.match(recover, /--signature <did>=<hex>/);
+  t.notMatch(recover, /--to |--amount/);
+  t.match((await runLedger(['tx', '--help'], { cwd })).stdout, /^ledger tx: sign a transaction/, 'tx --help stays the general help');
+  t.match((await runLedger(['tx', 'nonsense', '--help'], { cwd })).stdout, /^ledger tx: sign a transaction/);
 });

@@ -45,7 +45,7 @@ function compact(line: string): string {
   }
   const { level, time, pid: _pid, name: _name, hostname: _hostname, msg, err, ...rest } = j;
   const e = err as { code?: string; type?: string; message?: string } | undefined;
-  const when = typeof time === 'number' ? new Date(time).toISOString().slice(11, 23) : '';
+  const when = typeof time === 'number' || typeof time === 'string' ? new Date(time).toISOString().slice(11, 23) : '';
   const fields = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
   return clip([LEVELS[level as number] ?? String(level), when, JSON.stringify(msg), e ? `${e.code ?? e.type}: ${e.message}` : '', ...fields].filter(Boolean).join(' '));
 }

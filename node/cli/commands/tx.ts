@@ -4,7 +4,7 @@ import { RpcClient } from '../../client/rpc-client.js';
 import { isValidatorKey, readKeyFile, type KeyFile } from '../../config/keyfile.js';
 import { amountFromJson, parseTokens } from '../../protocol/amount.js';
 import { CREDENTIAL_TYPES } from '../../protocol/credential-types.js';
-import type { ServiceEndpoint } from '../../protocol/payloads.js';
+import type { PayloadKind, ServiceEndpoint } from '../../protocol/payloads.js';
 import type { UnsignedTransaction } from '../../protocol/transaction.js';
 import { intFlag, parseCommandArgs, printJson, requireFlag, stringFlag, UsageError, type CliIo, type Parsed } from '../io.js';
 import { CREDENTIAL_TX_FLAGS, CREDENTIAL_TX_OPTIONS, credentialRequestTx, credentialRevokeTx, validatorQualifyTx } from './credential-tx.js';
@@ -25,6 +25,21 @@ const KINDS = [
   'credential-revoke',
 ] as const;
 type Kind = (typeof KINDS)[number];
+
+/** Each kind's payload (as the node's JSON names it), what it does and an example, for the help texts. */
+export const TX_KINDS: Record<Kind, { payload: PayloadKind; summary: string; example: string }> = {
+  transfer: { payload: 'Transfer', summary: 'send tokens to an address', example: 'ledger tx transfer --key data/keys/dev.json --to 3JQmMsGbVaLaZTtzMmPd41x8mrVb --amount 1.5 --wait' },
+  stake: { payload: 'Stake', summary: 'lock tokens as stake', example: 'ledger tx stake --key data/keys/validator.json --amount 10000' },
+  unstake: { payload: 'Unstake', summary: 'release staked tokens', example: 'ledger tx unstake --key data/keys/validator.json --amount 100' },
+  'did-create': { payload: 'DidCreate', summary: "create the key's DID", example: "ledger tx did-create --key alice.json --service '#pod,SolidPod,https://pod.example/alice'" },
+  'did-deactivate': { payload: 'DidDeactivate', summary: 'deactivate a DID for good', example: 'ledger tx did-deactivate --key alice.json' },
+  'validator-register': { payload: 'ValidatorRegister', summary: "register a validator's BLS vote key", example: 'ledger tx validator-register --key data/keys/validator.json --wait' },
+  'validator-qualify': { payload: 'ValidatorQualify', summary: "name the validator's KYC credential", example: 'ledger tx validator-qualify --key data/keys/validator.json --credential <uuid> --wait' },
+  'set-recovery-policy': { payload: 'SetRecoveryPolicy', summary: "name the guardians who may recover the DID", example: 'ledger tx set-recovery-policy --key alice.json --guardian <did> --guardian <did> --threshold 2 --delay-blocks 100' },
+  'did-recover': { payload: 'DidRecover', summary: "move a DID to a new key with its guardians' signatures", example: 'ledger tx did-recover --key relayer.json --did <did> --new-public-key <hex> --signature <did>=<hex> --signature <did>=<hex>' },
+  'credential-request': { payload: 'CredentialRequest', summary: 'ask the validators to attest a credential', example: 'ledger tx credential-request --key issuer.json --credential <uuid> --subject <did> --type KYCCredential --kyc-level 2 --hash <hex> --evidence <hex> --status-index 0 --wait' },
+  'credential-revoke': { payload: 'CredentialRevoke', summary: 'revoke a registered credential for good', example: 'ledger tx credential-revoke --key issuer.json --credential <uuid> --wait' },
+};
 
 export const txHelp = `ledger tx: sign a transaction locally and send it to a node
 
@@ -92,6 +107,41 @@ Examples:
   ledger tx credential-revoke --key issuer.json --credential <uuid> --wait
   ledger tx set-recovery-policy --key alice.json --guardian <did> --guardian <did> --threshold 2 --delay-blocks 100
   ledger tx did-recover --key relayer.json --did <did> --new-public-key <hex> --signature <did>=<hex> --signature <did>=<hex>`;
+
+const COMMON_FLAGS = ['key', 'rpc', 'nonce', 'print', 'wait', 'timeout'];
+
+/** The Options lines of txHelp by flag (a line and its continuation lines), so the per-kind help says the same. */
+function optionLines(): Map<string, string[]> {
+  const lines = txHelp.slice(txHelp.indexOf('\nOptions:\n') + 10, txHelp.indexOf('\n\nExamples:')).split('\n');
+  const byFlag = new Map<string, string[]>();
+  let current: string[] = [];
+  for (const line of lines) {
+    const flag = /^ {2}--([a-z-]+)/.exec(line)?.[1];
+    if (flag !== undefined) byFlag.set(flag, (current = [line]));
+    else current.push(line);
+  }
+  return byFlag;
+}
+
+/** `ledger tx <kind> --help`: that kind's flags and example; undefined when argv names no kind. */
+export function txKindHelp(argv: string[]): string | undefined {
+  const kind = argv[0];
+  if (kind === undefined || !Object.hasOwn(TX_KINDS, kind)) return undefined;
+  const info = TX_KINDS[kind as Kind];
+  const options = optionLines();
+  const flags = [...KIND_FLAGS[kind as Kind], ...COMMON_FLAGS].flatMap((f) => options.get(f) ?? []);
+  return `ledger tx ${kind}: ${info.summary} (a ${info.payload} transaction)
+
+Usage: ledger tx ${kind} --key <file> [options]
+
+Options:
+${flags.join('\n')}
+
+Example:
+  ${info.example}
+
+Run "ledger tx --help" for how transactions are signed and sent.`;
+}
 
 function amountOf(p: Parsed): bigint {
   const tokens = stringFlag(p, 'amount');
