@@ -5,8 +5,9 @@ import { parseJson } from '../protocol/json.js';
 /**
  * Reads a request body with a size cap. A body over the cap is refused as soon as it is known:
  * from Content-Length before a byte is read, otherwise at the chunk that crosses the cap. The
- * bytes read so far are dropped and the caller answers 413 (the server then closes the
- * connection, so the rest of the body is never buffered).
+ * bytes read so far are dropped and the caller answers 413 with Connection: close; the server
+ * then reads and drops the rest of the body (bounded) before closing, so nothing past the cap
+ * is buffered and the client still reads the 413.
  */
 
 export function bodyTooLarge(maxBytes: number): LedgerError {
@@ -39,7 +40,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       if (size > maxBytes) {
         cleanup();
         chunks.length = 0;
-        // stop pulling bytes off the socket; the 413 goes out with Connection: close
+        // stop pulling bytes until the 413 is out; the server drains the rest before closing
         req.pause();
         reject(bodyTooLarge(maxBytes));
         return;

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { LedgerError } from '../errors.js';
 import { stringifyJson } from '../protocol/json.js';
 import { httpProblem, problemFromError, type Problem } from '../rpc/errors.js';
@@ -12,6 +12,12 @@ import { isBodyTooLarge, readBody, readJsonBody } from './body.js';
  * method a 405 with `Allow`; HEAD is served by the GET route (node drops the body); OPTIONS
  * answers 204 with `Allow` (and CORS headers when `cors` is set). Errors thrown by a handler
  * become RFC 7807 Problems through rpc/errors.ts; internal ones are logged, never shown.
+ *
+ * Routing is on the path exactly as sent: nothing resolves `.`/`..` or turns `\` into `/`, and a
+ * path with such a segment is refused with 400, so a proxy that exposes one prefix cannot be
+ * walked out of. A response sent before the whole body arrived (a 413) is followed by a bounded
+ * drain of the rest of the body before the connection closes, so the client reads the answer
+ * instead of a reset.
  */
 
 export interface HttpLog {
@@ -37,6 +43,10 @@ export interface HttpServerOptions {
   cors?: string;
   /** the base of Problem `type` URIs; default rpc/errors.ts DEFAULT_ERRORS_BASE */
   errorsBase?: string;
+  /** body bytes still read after an early answer before the socket is cut; default max(4 × maxBodyBytes, 16 MiB) */
+  drainMaxBytes?: number;
+  /** time allowed for that drain; default 5000 ms */
+  drainTimeoutMs?: number;
 }
 
 export interface RequestContext {
@@ -75,6 +85,8 @@ export class HttpServer {
   readonly server: Server;
   private readonly routes: Route[] = [];
   private readonly log: HttpLog | undefined;
+  /** the request each socket is serving, for the drain that replaces node's immediate close */
+  private readonly serving = new WeakMap<Socket, IncomingMessage>();
 
   constructor(private readonly opts: HttpServerOptions) {
     this.log = opts.log;
@@ -87,6 +99,47 @@ export class HttpServer {
     this.server.keepAliveTimeout = opts.keepAliveTimeoutMs ?? 5000;
     this.server.requestTimeout = opts.requestTimeoutMs ?? 30_000;
     this.server.headersTimeout = Math.max(this.server.keepAliveTimeout + 1000, Math.min(this.server.requestTimeout, 60_000));
+    this.server.on('connection', (socket: Socket) => this.drainBeforeClose(socket));
+  }
+
+  /**
+   * Node closes the socket as soon as a `Connection: close` response is written; with body bytes
+   * still coming, the kernel answers them with a reset and the client (fetch) reports EPIPE or
+   * ECONNRESET instead of the response. Here the rest of the body is read and dropped first, up
+   * to drainMaxBytes and drainTimeoutMs, and only then is the socket closed. node:http closes
+   * through socket.destroySoon(), so that is what is wrapped, once per connection.
+   */
+  private drainBeforeClose(socket: Socket): void {
+    const destroySoon = socket.destroySoon.bind(socket);
+    const maxBytes = this.opts.drainMaxBytes ?? Math.max(4 * this.opts.maxBodyBytes, 16 * 1024 * 1024);
+    const timeoutMs = this.opts.drainTimeoutMs ?? 5000;
+    socket.destroySoon = () => {
+      const req = this.serving.get(socket);
+      if (req === undefined || req.complete || req.destroyed || socket.destroyed) return destroySoon();
+      const declared = Number(req.headers['content-length']);
+      if (declared > maxBytes) return void socket.destroy();
+      let received = 0;
+      const done = () => {
+        clearTimeout(timer);
+        req.off('data', onData);
+        req.off('end', done);
+        req.off('close', done);
+        destroySoon();
+      };
+      const onData = (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > maxBytes) {
+          clearTimeout(timer);
+          socket.destroy();
+        }
+      };
+      const timer = setTimeout(() => socket.destroy(), timeoutMs);
+      timer.unref();
+      req.on('data', onData);
+      req.once('end', done);
+      req.once('close', done);
+      req.resume();
+    };
   }
 
   /** `path` is an exact pathname, or a RegExp that must match the whole pathname. */
@@ -128,19 +181,18 @@ export class HttpServer {
       const body: Problem = httpProblem(status, detail, { errorsBase, ...(code !== undefined ? { code } : {}), ...(instance !== undefined ? { instance } : {}) });
       send(res, status, stringifyJson(body), 'application/problem+json');
     };
+    this.serving.set(req.socket, req);
     req.on('error', (err) => this.log?.debug({ err }, 'http request stream error'));
     res.on('error', (err) => this.log?.debug({ err }, 'http response stream error'));
     if (this.opts.cors !== undefined) res.setHeader('access-control-allow-origin', this.opts.cors);
 
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://localhost');
-    } catch {
-      problem(400, 'the request target is not a valid URL');
+    const target = parseTarget(req.url ?? '/');
+    if (typeof target === 'string') {
+      problem(400, target);
       return;
     }
     const method = (req.method ?? 'GET').toUpperCase();
-    const pathname = url.pathname;
+    const pathname = target.path;
     const candidates = this.routes.filter((r) => pathMatches(r.path, pathname));
     if (req.url === '*' && method === 'OPTIONS') {
       res.setHeader('allow', 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
@@ -183,7 +235,7 @@ export class HttpServer {
       res,
       method,
       path: pathname,
-      query: url.searchParams,
+      query: target.query,
       params,
       groups,
       readBody: (max = maxBodyBytes) => readBody(req, max),
@@ -213,6 +265,23 @@ export class HttpServer {
     if (internal) this.log?.error({ err, method: req.method, path: pathname }, 'http handler failed');
     send(res, problem.status, stringifyJson(problem), 'application/problem+json', isBodyTooLarge(err) ? { connection: 'close' } : undefined);
   }
+}
+
+/**
+ * Splits the request target as sent into path and query, or says why it is refused: anything but
+ * `/path`, a `.` or `..` segment (also as %2e), a backslash (also as %5c). Nothing is decoded or
+ * resolved, so a route sees the same path a proxy in front of the node matched on.
+ */
+export function parseTarget(target: string): { path: string; query: URLSearchParams } | string {
+  if (target === '*') return { path: '*', query: new URLSearchParams() };
+  const end = target.search(/[?#]/);
+  const path = end === -1 ? target : target.slice(0, end);
+  const rest = end === -1 ? '' : target.slice(end);
+  if (!path.startsWith('/')) return 'the request target must be a path starting with /';
+  if (/\\|%5c/i.test(path)) return 'the path contains a backslash';
+  if (path.split('/').some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))) return 'the path contains a . or .. segment';
+  const query = rest.startsWith('?') ? rest.slice(1).split('#')[0]! : '';
+  return { path, query: new URLSearchParams(query) };
 }
 
 function pathMatches(path: string | RegExp, pathname: string): boolean {

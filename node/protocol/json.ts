@@ -15,8 +15,11 @@ import { LedgerError } from '../errors.js';
  * - nesting is limited (default 64 levels);
  * - a number literal whose value overflows to Infinity (`1e400`) is rejected;
  * - a byte order mark and any whitespace other than space, tab, CR and LF are rejected;
- * - `\uD800`-style escapes of lone surrogates are accepted, as the JSON grammar allows, and
- *   produce a JS string holding that lone surrogate.
+ * - strings must be well-formed Unicode: a lone surrogate, escaped (`"\uD800"`) or raw, is
+ *   rejected, since it has no UTF-8 form and would be stored as U+FFFD.
+ * A number written with a fraction or exponent (`1.0`, `1e3`, `1e-400`) is still a number, but
+ * the parser remembers its literal: integer fields refuse it through nonIntegerLiteral or
+ * findNonIntegerLiteral rather than read `1e-400` as 0.
  * Errors are LedgerError `JSON_PARSE` with `data.position`, the UTF-8 byte offset of the fault.
  */
 
@@ -28,6 +31,49 @@ export interface ParseJsonOptions {
 export const DEFAULT_MAX_JSON_DEPTH = 64;
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+// container -> key -> source literal, for numbers written with a fraction or exponent
+const decimalLiterals = new WeakMap<object, Map<string, string>>();
+
+function noteDecimal(container: object, key: string, literal: string): void {
+  let m = decimalLiterals.get(container);
+  if (!m) decimalLiterals.set(container, (m = new Map()));
+  m.set(key, literal);
+}
+
+/** The literal of `container[key]` when parseJson read it from a number with a fraction or exponent. */
+export function nonIntegerLiteral(container: object, key: string | number): string | undefined {
+  return decimalLiterals.get(container)?.get(String(key));
+}
+
+/**
+ * The first number under `value` that parseJson read from a literal with a fraction or exponent,
+ * with its path (`payload.Transfer.amount`, `signature[3]`), or undefined when there is none.
+ */
+export function findNonIntegerLiteral(value: unknown, path = '', seen = new Set<object>()): { path: string; literal: string } | undefined {
+  // a caller's own object may be cyclic; parsed ones never are
+  if (typeof value !== 'object' || value === null || seen.has(value)) return undefined;
+  seen.add(value);
+  const isArray = Array.isArray(value);
+  const literals = decimalLiterals.get(value);
+  for (const key of Object.keys(value)) {
+    const at = isArray ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    const literal = literals?.get(key);
+    if (literal !== undefined) return { path: at, literal };
+    const inner = findNonIntegerLiteral((value as Record<string, unknown>)[key], at, seen);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+// a high surrogate not followed by a low one, or a low one not preceded by a high one
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The index of the first lone surrogate in `s`, or -1 when `s` is well-formed Unicode. */
+export function loneSurrogateIndex(s: string): number {
+  const m = LONE_SURROGATE.exec(s);
+  return m ? m.index : -1;
+}
 
 export function parseJson(text: string, opts: ParseJsonOptions = {}): unknown {
   const parser = new Parser(text, opts.maxDepth ?? DEFAULT_MAX_JSON_DEPTH);
@@ -91,6 +137,17 @@ class Parser {
     }
   }
 
+  /** Stores the next value at `container[key]`, noting a number written with a fraction or exponent. */
+  private pushValue(container: Record<string, unknown> | unknown[], key: string): void {
+    const start = this.pos;
+    const value = this.parseValue();
+    (container as Record<string, unknown>)[key] = value;
+    if (typeof value === 'number') {
+      const literal = this.text.slice(start, this.pos);
+      if (/[.eE]/.test(literal)) noteDecimal(container, key, literal);
+    }
+  }
+
   private literal<T>(word: string, value: T): T {
     if (!this.text.startsWith(word, this.pos)) this.unexpected();
     this.pos += word.length;
@@ -113,7 +170,7 @@ class Parser {
     }
     for (;;) {
       this.skipWhitespace();
-      out.push(this.parseValue());
+      this.pushValue(out, String(out.length));
       this.skipWhitespace();
       const c = this.text.charCodeAt(this.pos);
       if (c === 0x2c) {
@@ -149,7 +206,7 @@ class Parser {
       if (this.text.charCodeAt(this.pos) !== 0x3a) this.unexpected();
       this.pos++;
       this.skipWhitespace();
-      out[key] = this.parseValue();
+      this.pushValue(out, key);
       this.skipWhitespace();
       const c = this.text.charCodeAt(this.pos);
       if (c === 0x2c) {
@@ -172,12 +229,22 @@ class Parser {
       const c = t.charCodeAt(p);
       if (c === 0x22) {
         this.pos = p + 1;
-        return t.slice(start, p);
+        return this.wellFormed(t.slice(start, p), start);
       }
       if (c === 0x5c) return this.parseEscapedString(start, p);
       if (c < 0x20) this.fail(`unescaped control character U+${c.toString(16).toUpperCase().padStart(4, '0')} in a string`, p);
     }
     return this.fail('unterminated string', t.length);
+  }
+
+  /** `s` is the decoded string that starts at `start`; a lone surrogate is refused there. */
+  private wellFormed(s: string, start: number): string {
+    const i = loneSurrogateIndex(s);
+    if (i >= 0) {
+      const unit = s.charCodeAt(i).toString(16).toUpperCase();
+      this.fail(`string is not well-formed Unicode (lone surrogate U+${unit})`, start - 1);
+    }
+    return s;
   }
 
   private parseEscapedString(start: number, firstEscape: number): string {
@@ -189,7 +256,7 @@ class Parser {
       const c = t.charCodeAt(p);
       if (c === 0x22) {
         this.pos = p + 1;
-        return out;
+        return this.wellFormed(out, start);
       }
       if (c < 0x20) this.fail(`unescaped control character U+${c.toString(16).toUpperCase().padStart(4, '0')} in a string`, p);
       if (c !== 0x5c) {

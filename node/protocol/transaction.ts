@@ -2,6 +2,7 @@ import { blake3 } from '../crypto/hash.js';
 import { sign, verify } from '../crypto/ed25519.js';
 import { invalid, LedgerError } from '../errors.js';
 import { addressFromPublicKey } from './address.js';
+import { findNonIntegerLiteral } from './json.js';
 import { ByteReader, ByteWriter, concatBytes, toHex, U64_MAX, utf8 } from './bytes.js';
 import { byteArrayFromJson, decodePayload, encodePayload, payloadFromJson, payloadToJson, type JsonForm, type Payload } from './payloads.js';
 
@@ -110,6 +111,12 @@ export function transactionFromJson(value: unknown): { tx: Transaction; chainId?
   }
   for (const key of TX_FIELDS.slice(0, 4)) {
     if (!(key in o)) throw invalid('MALFORMED_TRANSACTION', `transaction is missing ${key}`);
+  }
+  // Integers only: `1.0`, `1e3` and `1e-400` (which a number would read as 0) are refused anywhere.
+  const decimal = findNonIntegerLiteral(o);
+  if (decimal) {
+    const code = /(^|\.)amount$/.test(decimal.path) ? 'BAD_AMOUNT' : 'MALFORMED_TRANSACTION';
+    throw invalid(code, `${decimal.path} must be an integer literal without fraction or exponent, got ${decimal.literal.slice(0, 40)}`, { path: decimal.path });
   }
   const nonce = o.nonce;
   const nonceBig = typeof nonce === 'bigint' ? nonce : typeof nonce === 'number' && Number.isSafeInteger(nonce) ? BigInt(nonce) : -1n;

@@ -1,6 +1,7 @@
 import { base58Decode } from '../crypto/base58.js';
 import { ADDRESS_LENGTH } from '../protocol/address.js';
 import { parseCredentialId } from '../protocol/credential-id.js';
+import { nonIntegerLiteral } from '../protocol/json.js';
 import { RPC_INVALID_PARAMS, RpcMethodError } from './errors.js';
 
 /**
@@ -16,6 +17,14 @@ export interface Validator<T> {
   readonly expected: string;
   /** returns the value typed, or throws ParamIssue */
   check(value: unknown): T;
+  /** an integer: a number written with a fraction or exponent (`1.0`, `1e3`) is refused */
+  readonly integer?: boolean;
+}
+
+/** Refuses `container[key]` for an integer validator when parseJson read it as `1.0` or `1e3`. */
+function checkAt<T>(v: Validator<T>, container: object, key: string | number): T {
+  if (v.integer && nonIntegerLiteral(container, key) !== undefined) throw new ParamIssue('', v.expected);
+  return v.check((container as Record<string, unknown>)[key]);
 }
 
 export interface ParamSpec<T = unknown> {
@@ -63,7 +72,7 @@ export function checkParams(method: string, specs: readonly ParamSpec[], params:
       throw invalidParam(spec, i + 1, `is required and must be ${spec.validator.expected}`);
     }
     try {
-      return spec.validator.check(value);
+      return checkAt(spec.validator, params, i);
     } catch (err) {
       if (err instanceof ParamIssue) throw invalidParam(spec, i + 1, err.path ? `${err.path} must be ${err.expected}` : `must be ${err.expected}`);
       throw err;
@@ -112,11 +121,12 @@ export function hex(opts: { maxBytes: number; minBytes?: number }): Validator<st
   );
 }
 
-/** A non-negative safe integer given as a JSON number. */
+/** A non-negative safe integer given as a JSON integer literal (not `1.0` or `1e3`). */
 export function uint(): Validator<number> {
   const expected = `a non-negative integer no larger than ${Number.MAX_SAFE_INTEGER}`;
   return {
     expected,
+    integer: true,
     check(value) {
       // -0 is a valid 0; a bigint is an integer literal beyond the safe range (see parseJson)
       if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new ParamIssue('', expected);
@@ -125,10 +135,13 @@ export function uint(): Validator<number> {
   };
 }
 
-export function string(opts: { maxLength: number; minLength?: number }): Validator<string> {
+/** A string; without maxLength the method itself bounds it (with its own, documented error). */
+export function string(opts: { maxLength?: number; minLength?: number } = {}): Validator<string> {
   const min = opts.minLength ?? 0;
-  const expected = min > 0 ? `a string of ${min} to ${opts.maxLength} characters` : `a string of at most ${opts.maxLength} characters`;
-  return validator(expected, (v) => typeof v === 'string' && v.length <= opts.maxLength && v.length >= min);
+  const max = opts.maxLength ?? Infinity;
+  const bound = max === Infinity ? (min > 0 ? `of at least ${min} characters` : '') : min > 0 ? `of ${min} to ${max} characters` : `of at most ${max} characters`;
+  const expected = bound ? `a string ${bound}` : 'a string';
+  return validator(expected, (v) => typeof v === 'string' && v.length <= max && v.length >= min);
 }
 
 /** A string that starts with `did:`; the DID rules themselves belong to protocol/did.ts. */
@@ -164,9 +177,9 @@ export function array<T>(of: Validator<T>, opts: { max: number }): Validator<T[]
     expected,
     check(value) {
       if (!Array.isArray(value) || value.length > opts.max) throw new ParamIssue('', expected);
-      return value.map((item, i) => {
+      return value.map((_item, i) => {
         try {
-          return of.check(item);
+          return checkAt(of, value, i);
         } catch (err) {
           if (err instanceof ParamIssue) throw new ParamIssue(`[${i}]${err.path}`, err.expected);
           throw err;
@@ -196,7 +209,7 @@ export function object<S extends Shape>(shape: S): Validator<ShapeValue<S>> {
         const v = shape[k]!;
         if (member === undefined) throw new ParamIssue(`.${k}`, `present and ${v.expected}`);
         try {
-          out[k] = v.check(member);
+          out[k] = checkAt(v, record, k);
         } catch (err) {
           if (err instanceof ParamIssue) throw new ParamIssue(`.${k}${err.path}`, err.expected);
           throw err;

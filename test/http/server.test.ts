@@ -186,3 +186,106 @@ t.test('listen on a taken port fails clearly; close ends keep-alive sockets fast
   await http.close();
   t.equal(typeof base, 'string');
 });
+
+/** Sends a request target byte for byte (fetch and URL would resolve dot segments first). */
+function rawGet(port: number, target: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: target, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+t.test('routing is on the path as sent: dot segments and backslashes are refused', async (t) => {
+  const { port } = await start(t);
+  for (const target of [
+    '/credentials/%2e%2e/%2e%2e/health',
+    '/credentials/%2E%2E/health',
+    '/credentials/../health',
+    '/credentials/.%2e/health',
+    '/./health',
+    '/health/.',
+    '/%2e/health',
+    '/credentials\\..\\health',
+    '/credentials%5c..%5chealth',
+    '/credentials%5Cabc',
+    '/health\\',
+  ]) {
+    const res = await rawGet(port, target);
+    t.equal(res.status, 400, target);
+    t.match(JSON.parse(res.body), { status: 400, title: 'Bad Request' }, target);
+  }
+  t.equal((await rawGet(port, '//health')).status, 404, 'an empty segment is not collapsed');
+  t.equal((await rawGet(port, 'health')).status, 400, 'only origin-form targets');
+  t.same(JSON.parse((await rawGet(port, '/credentials/a..b')).body), { id: 'a..b' }, 'dots inside a segment are fine');
+  t.same(JSON.parse((await rawGet(port, '/credentials/a%2Fb')).body), { id: 'a/b' }, 'an encoded slash stays inside its segment');
+  t.same(JSON.parse((await rawGet(port, '/dids/x/credentials?page=../3#f')).body), { did: 'x', page: '../3' }, 'the query is not a path');
+  t.equal((await rawGet(port, '/health')).status, 200);
+});
+
+t.test('an early 413 is read by the client: the rest of the body is drained before the close', async (t) => {
+  const { base, port } = await start(t, 1024 * 1024);
+  const big = await fetch(`${base}/raw`, { method: 'POST', body: Buffer.alloc(5 * 1024 * 1024, 0x61) });
+  t.equal(big.status, 413);
+  t.match(await big.json(), { status: 413, detail: 'request body exceeds 1048576 bytes', code: 'BODY_TOO_LARGE' });
+
+  // the client reads the 413 while it is still sending; every later write must still land
+  const outcome = await new Promise<{ response: string; writeError?: string; sent: number }>((resolve) => {
+    const total = 5 * 1024 * 1024;
+    const socket = connect(port, '127.0.0.1');
+    let response = '';
+    let writeError: string | undefined;
+    let sent = 0;
+    socket.setEncoding('utf8');
+    socket.on('data', (c: string) => (response += c));
+    socket.on('error', (err: NodeJS.ErrnoException) => (writeError = err.code ?? err.message));
+    socket.on('close', () => resolve({ response, sent, ...(writeError !== undefined ? { writeError } : {}) }));
+    socket.write(`POST /raw HTTP/1.1\r\nHost: x\r\nContent-Length: ${total}\r\n\r\n`);
+    const pump = () => {
+      if (!response.includes('\r\n\r\n')) return void setTimeout(pump, 5);
+      while (sent < total) {
+        const chunk = Buffer.alloc(Math.min(64 * 1024, total - sent), 0x61);
+        sent += chunk.length;
+        if (!socket.write(chunk)) return void socket.once('drain', pump);
+      }
+    };
+    socket.write(Buffer.alloc(64 * 1024, 0x61));
+    sent = 64 * 1024;
+    setTimeout(pump, 5);
+  });
+  t.match(outcome.response, /^HTTP\/1\.1 413 /);
+  t.match(outcome.response, /connection: close/i);
+  t.equal(outcome.writeError, undefined, 'no EPIPE or ECONNRESET while sending the rest');
+  t.equal(outcome.sent, 5 * 1024 * 1024);
+  t.equal((await fetch(`${base}/health`)).status, 200);
+});
+
+t.test('the drain is bounded by bytes and by time', async (t) => {
+  const http = new HttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1024, drainMaxBytes: 64 * 1024, drainTimeoutMs: 200 });
+  http.route('POST', '/raw', async (ctx) => ctx.send(200, await ctx.readBody(), 'application/octet-stream'));
+  const { port } = await http.listen();
+  t.teardown(() => http.close());
+  const closedAfter = (head: string, body: Buffer) =>
+    new Promise<{ ms: number; response: string }>((resolve) => {
+      const started = Date.now();
+      let response = '';
+      const socket = connect(port, '127.0.0.1', () => socket.write(head + body.toString('latin1')));
+      socket.setEncoding('utf8');
+      socket.on('data', (c: string) => (response += c));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve({ ms: Date.now() - started, response }));
+    });
+  // declared beyond the bound: answered and cut at once
+  const declared = await closedAfter('POST /raw HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n', Buffer.alloc(0));
+  t.match(declared.response, /^HTTP\/1\.1 413 /);
+  t.ok(declared.ms < 150, `cut at once (${declared.ms} ms)`);
+  // a sender that stalls: cut after drainTimeoutMs
+  const stalled = await closedAfter('POST /raw HTTP/1.1\r\nHost: x\r\nContent-Length: 4096\r\n\r\n', Buffer.alloc(2048, 0x61));
+  t.match(stalled.response, /^HTTP\/1\.1 413 /);
+  t.ok(stalled.ms >= 180 && stalled.ms < 2000, `cut after the drain timeout (${stalled.ms} ms)`);
+});

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { isLedgerError } from '../../node/errors.js';
-import { parseJson, stringifyJson } from '../../node/protocol/json.js';
+import { findNonIntegerLiteral, nonIntegerLiteral, parseJson, stringifyJson } from '../../node/protocol/json.js';
 
 function parseError(text: string, opts?: { maxDepth?: number }): { message: string; position: unknown } {
   try {
@@ -45,7 +45,10 @@ t.test('strings, escapes and unicode', async (t) => {
   t.equal(parseJson('"a\\"b\\\\c\\/d\\b\\f\\n\\r\\t"'), 'a"b\\c/d\b\f\n\r\t');
   t.equal(parseJson('"\\u00e9\\uD83D\\uDE00"'), 'é😀');
   t.equal(parseJson('"é😀"'), 'é😀');
-  t.equal(parseJson('"\\uD800"'), '\uD800', 'lone surrogate escapes are accepted, as the grammar allows');
+  t.match(parseError('"\\uD800"'), { message: /byte 0: string is not well-formed Unicode \(lone surrogate U\+D800\)/, position: 0 }, 'a lone high surrogate escape is refused');
+  t.match(parseError('["ok", "a\\uDC00"]'), { message: /not well-formed Unicode \(lone surrogate U\+DC00\)/, position: 7 }, 'a lone low surrogate escape');
+  t.match(parseError('{"k\uD800": 1}'), { message: /not well-formed Unicode/, position: 1 }, 'a raw lone surrogate, in a key too');
+  t.match(parseError('"\\uDE00\\uD83D"'), { message: /not well-formed Unicode/ }, 'a reversed pair');
   t.equal(stringifyJson('\uD800'), '"\\ud800"', 'and written back as an escape');
   const tricky = 'tab\t nl\n quote" back\\ \u0001 \u2028';
   t.equal(parseJson(stringifyJson(tricky)), tricky);
@@ -151,4 +154,24 @@ t.test('a 1 MiB body parses and serializes quickly', async (t) => {
   t.equal(parsed.length, items.length);
   t.equal(back, text);
   t.ok(elapsed < 500, `parse + stringify of ${text.length} bytes took ${elapsed.toFixed(1)} ms`);
+});
+
+t.test('a number written with a fraction or exponent keeps its literal, so integer fields can refuse it', async (t) => {
+  const v = parseJson('{"a":1,"b":1.0,"c":[7,1e3,1e-400],"d":{"e":-0.0},"f":"1.0"}') as { b: number; c: number[] };
+  t.equal(v.b, 1);
+  t.equal(v.c[2], 0, '1e-400 is read as 0, which is why it must not pass as an integer');
+  t.equal(nonIntegerLiteral(v, 'a'), undefined);
+  t.equal(nonIntegerLiteral(v, 'b'), '1.0');
+  t.equal(nonIntegerLiteral(v.c, 0), undefined);
+  t.equal(nonIntegerLiteral(v.c, 1), '1e3');
+  t.equal(nonIntegerLiteral(v.c, '2'), '1e-400');
+  t.equal(nonIntegerLiteral(v, 'f'), undefined, 'a string is not a number');
+  t.same(findNonIntegerLiteral(v), { path: 'b', literal: '1.0' });
+  t.same(findNonIntegerLiteral(v.c, 'c'), { path: 'c[1]', literal: '1e3' });
+  t.same(findNonIntegerLiteral(parseJson('{"x":{"y":[1,2,-0.0]}}')), { path: 'x.y[2]', literal: '-0.0' });
+  t.equal(findNonIntegerLiteral(parseJson('{"x":{"y":[1,2,12345678901234567890]},"s":"1e3"}')), undefined, 'integer literals, big ones too');
+  t.equal(findNonIntegerLiteral({ n: 1.5 }), undefined, 'only what parseJson read is known');
+  const cyclic: Record<string, unknown> = { n: 1 };
+  cyclic.self = cyclic;
+  t.equal(findNonIntegerLiteral(cyclic), undefined, 'a cyclic object of the caller is walked once');
 });

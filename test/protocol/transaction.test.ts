@@ -16,6 +16,8 @@ import {
   MAX_TX_BYTES,
 } from '../../node/protocol/transaction.js';
 import { loadVectors } from '../fixtures/vectors.js';
+import { parseJson, stringifyJson } from '../../node/protocol/json.js';
+import { byteArrayFromJson } from '../../node/protocol/payloads.js';
 
 const V = loadVectors('ledger-transactions.json');
 const seed = fromHex(V.secret_key);
@@ -92,6 +94,32 @@ t.test('malformed transactions are rejected with precise errors', async (t) => {
     const v = value && typeof value === 'object' && !Array.isArray(value) ? JSON.parse(JSON.stringify(value, (_k, x) => (typeof x === 'bigint' ? `__big${x}` : x)), (_k, x) => (typeof x === 'string' && x.startsWith('__big') ? BigInt(x.slice(5)) : x)) : value;
     t.throws(() => transactionFromJson(v), { code }, name);
   }
+});
+
+t.test('integers only: a number written with a fraction or exponent is refused, even when whole', async (t) => {
+  const stake = stringifyJson({ ...V.vectors[0].json, payload: { Stake: { amount: 1000 } } });
+  t.ok(transactionFromJson(parseJson(stake)), 'the integer literals decode');
+  for (const literal of ['1000.0', '1e3', '1e-400']) {
+    t.throws(() => transactionFromJson(parseJson(stake.replace('"amount":1000', `"amount":${literal}`))), { code: 'BAD_AMOUNT', data: { path: 'payload.Stake.amount' } }, `amount ${literal}`);
+  }
+  const nonce = (V.vectors[0].json as { nonce: number }).nonce;
+  for (const literal of [`${nonce}.0`, `${nonce}e0`, '1e-400']) {
+    t.throws(() => transactionFromJson(parseJson(stake.replace(`"nonce":${nonce}`, `"nonce":${literal}`))), { code: 'MALFORMED_TRANSACTION', data: { path: 'nonce' } }, `nonce ${literal}`);
+  }
+  const sig = stake.replace(/"signature":\[(\d+),/, (_m, b: string) => `"signature":[${b}.0,`);
+  t.not(sig, stake);
+  t.throws(() => transactionFromJson(parseJson(sig)), { code: 'MALFORMED_TRANSACTION', data: { path: 'signature[0]' } }, 'a byte written 7.0');
+  const key = stake.replace(/"sender_pubkey":\[(\d+),/, '"sender_pubkey":[1e-400,');
+  t.throws(() => byteArrayFromJson((parseJson(key) as { sender_pubkey: unknown }).sender_pubkey, 32, 'sender_pubkey'), { code: 'MALFORMED_TRANSACTION' }, 'byteArrayFromJson alone refuses a byte written 1e-400');
+});
+
+t.test('a lone surrogate in a DID or service string is refused, not stored as U+FFFD', async (t) => {
+  const create = stringifyJson({ ...V.vectors[0].json, payload: { DidCreate: { service: [{ id: 'pod', type: 'SolidPod', serviceEndpoint: 'https://pod.example/LONE' }] } } });
+  t.ok(transactionFromJson(parseJson(create.replace('LONE', 'x'))), 'well-formed');
+  t.throws(() => parseJson(create.replace('LONE', '\\ud800')), { code: 'JSON_PARSE', message: /not well-formed Unicode \(lone surrogate U\+D800\)/ }, 'escaped');
+  t.throws(() => parseJson(create.replace('LONE', '\udc00')), { code: 'JSON_PARSE', message: /not well-formed Unicode/ }, 'raw');
+  const deactivate = stringifyJson({ ...V.vectors[0].json, payload: { DidDeactivate: { did: 'did:ledger:testnet:\ud800' } } });
+  t.throws(() => parseJson(deactivate), { code: 'JSON_PARSE', message: /not well-formed Unicode/ }, 'in a DID');
 });
 
 t.test('amounts above 2^53 stay exact', async (t) => {

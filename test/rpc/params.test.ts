@@ -1,5 +1,6 @@
 import t from 'tap';
 import { base58Encode } from '../../node/crypto/base58.js';
+import { parseJson } from '../../node/protocol/json.js';
 import { RPC_INVALID_PARAMS, RpcMethodError } from '../../node/rpc/errors.js';
 import { address, array, boolean, checkParams, did, hash, hex, object, optionalParam, param, string, uint, type ParamSpec } from '../../node/rpc/params.js';
 
@@ -84,4 +85,23 @@ t.test('count: too many, missing, optional', async (t) => {
   t.equal(failure([], [1]).message, 'invalid params: m takes no params, got 1');
   t.equal(failure(specs, []).message, 'invalid params: height (param 1) is required and must be a non-negative integer no larger than 9007199254740991');
   t.equal(failure(specs, [null]).message.startsWith('invalid params: height (param 1) is required'), true);
+});
+
+t.test('uint refuses a number written with a fraction or exponent, at the top level and nested', async (t) => {
+  const height = [param('height', uint())];
+  for (const literal of ['1.0', '1e3', '1e-400', '-0.0']) {
+    t.throws(() => checkParams('m', height, parseJson(`[${literal}]`) as unknown[]), { code: RPC_INVALID_PARAMS, data: { param: 'height', position: 1 } }, literal);
+  }
+  t.same(checkParams('m', height, parseJson('[1000]') as unknown[]), [1000]);
+  t.same(checkParams('m', height, [1.0]), [1], 'a value built in JS has no literal to judge');
+  const disclosed = [param('d', array(object({ index: uint() }), { max: 2 }))];
+  t.throws(() => checkParams('m', disclosed, parseJson('[[{"index":1},{"index":2.0}]]') as unknown[]), { message: /d \(param 1\) \[1\]\.index must be a non-negative integer/ });
+  const heights = [param('h', array(uint(), { max: 2 }))];
+  t.throws(() => checkParams('m', heights, parseJson('[[1,2e0]]') as unknown[]), { message: /h \(param 1\) \[1\] must be/ });
+});
+
+t.test('string without maxLength leaves the bound to the method', async (t) => {
+  t.same(checkParams('m', [param('s', string())], ['x'.repeat(100_000)]), ['x'.repeat(100_000)]);
+  t.throws(() => checkParams('m', [param('s', string())], [5]), { message: /s \(param 1\) must be a string$/ });
+  t.throws(() => checkParams('m', [param('s', string({ minLength: 2 }))], ['x']), { message: /must be a string of at least 2 characters$/ });
 });

@@ -4,6 +4,7 @@ import { amountFromJson } from '../amount.js';
 import { fromHex, toHex } from '../bytes.js';
 import { parseCredentialId } from '../credential-id.js';
 import { parseDid } from '../did.js';
+import { nonIntegerLiteral } from '../json.js';
 import type { JsonForm } from '../payload-types.js';
 
 /** The field rules every payload codec shares. The binary decoders enforce the same rules as the JSON ones. */
@@ -26,7 +27,8 @@ export function positiveAmount(value: unknown, kind: string): bigint {
 }
 
 export function byteArrayFromJson(value: unknown, length: number, what: string): Uint8Array {
-  if (!Array.isArray(value) || value.length !== length || !value.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
+  const ok = (b: unknown, i: number) => Number.isInteger(b) && (b as number) >= 0 && (b as number) <= 255 && nonIntegerLiteral(value as unknown[], i) === undefined;
+  if (!Array.isArray(value) || value.length !== length || !value.every(ok)) {
     throw invalid('MALFORMED_TRANSACTION', `${what} must be an array of ${length} bytes (integers 0-255)`);
   }
   return Uint8Array.from(value as number[]);

@@ -1,4 +1,4 @@
-import { MAX_TX_JSON_BYTES, transactionToJson } from '../../protocol/transaction.js';
+import { transactionToJson } from '../../protocol/transaction.js';
 import { hash, param, string } from '../params.js';
 import { defineMethod, type RpcMethod } from '../server.js';
 import type { RpcContext } from './context.js';
@@ -18,8 +18,9 @@ export function transactionMethods(ctx: RpcContext): RpcMethod[] {
     defineMethod({
       name: 'ledger_sendTransaction',
       write: true,
-      // the mempool measures the UTF-8 size precisely; this bound only stops absurd strings early
-      params: [param('tx_json', string({ maxLength: MAX_TX_JSON_BYTES }))],
+      // no bound here: the mempool measures the UTF-8 size and refuses an oversize with TX_TOO_LARGE
+      // (-32005, with size and limit); the request body limit stops absurd strings earlier
+      params: [param('tx_json', string())],
       handler: async (text) => (await ctx.mempool.admitJson(text)).hash,
     }),
   ];

@@ -151,7 +151,34 @@ t.test('sendTransaction: the mempool admits it and the hash comes back; its erro
   t.equal(errorCode(malformed), -32602);
   t.match(malformed, { error: { data: { code: 'MALFORMED_TRANSACTION' } } });
   t.equal(errorCode(await call('ledger_sendTransaction', [{ nonce: 1 }])), -32602, 'tx_json must be a string');
-  t.equal(errorCode(await call('ledger_sendTransaction', ['x'.repeat(20_000)])), -32602, 'absurdly long strings stop at the param check');
+  const big = await call('ledger_sendTransaction', ['x'.repeat(20_000)]);
+  t.equal(errorCode(big), -32005, 'an oversized tx_json is the documented TX_TOO_LARGE, not a bare -32602');
+  t.match(big, { error: { data: { code: 'TX_TOO_LARGE', size: 20_000, limit: 16_384 } } });
+  const wide = await call('ledger_sendTransaction', ['é'.repeat(8_200)]);
+  t.match(wide, { error: { code: -32005, data: { code: 'TX_TOO_LARGE', size: 16_400, limit: 16_384 } } }, 'the size is UTF-8 bytes');
+});
+
+t.test('sendTransaction: numbers must be integer literals and strings well-formed Unicode', async (t) => {
+  const { server } = await setup(t);
+  const send = async (txJson: string) => {
+    const request = parseJson(stringifyJson({ jsonrpc: '2.0', id: 1, method: 'ledger_sendTransaction', params: [txJson] }));
+    return parseJson(stringifyJson(await server.handle(request))) as { error?: { code: number; data?: Record<string, unknown> } };
+  };
+  const tx = signTransaction(CHAIN, { senderPubkey: funder.publicKey, nonce: 0n, payload: { kind: 'Transfer', to: COUNTER, amount: 5n } }, funder.seed);
+  const text = stringifyJson(transactionToJson(tx));
+  t.match(await send(text.replace('"amount":5', '"amount":5.0')), { error: { code: -32602, data: { code: 'BAD_AMOUNT', path: 'payload.Transfer.amount' } } });
+  t.match(await send(text.replace('"nonce":0', '"nonce":0e0')), { error: { code: -32602, data: { code: 'MALFORMED_TRANSACTION', path: 'nonce' } } });
+  t.match(await send(text.replace('"Transfer"', '"Tr\\ud800ansfer"')), { error: { code: -32602, data: { code: 'MALFORMED_TRANSACTION' } } }, 'a lone surrogate escape');
+});
+
+t.test('uint params refuse a number written with a fraction or exponent', async (t) => {
+  const { server } = await setup(t, { blocks: true });
+  for (const literal of ['1.0', '1e0', '4e-400', '0.0']) {
+    const r = (await server.handle(parseJson(`{"jsonrpc":"2.0","id":1,"method":"ledger_getBlock","params":[${literal}]}`))) as { error?: { code: number; data?: unknown } };
+    t.match(r, { error: { code: -32602, data: { param: 'height', position: 1 } } }, `ledger_getBlock(${literal})`);
+  }
+  const ok = (await server.handle(parseJson('{"jsonrpc":"2.0","id":1,"method":"ledger_getBlock","params":[4]}'))) as { error?: unknown };
+  t.equal(ok.error, undefined, 'an integer literal is fine');
 });
 
 t.test('didResolve: document, unknown, other network, invalid', async (t) => {
