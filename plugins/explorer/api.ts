@@ -2,6 +2,7 @@ import type { RequestContext } from '../../node/http/server.js';
 import type { PluginContext } from '../../node/plugins/types.js';
 import { invalid } from '../../node/errors.js';
 import { parseAddress } from '../../node/protocol/address.js';
+import type { ValidatorRecord } from '../../node/protocol/records.js';
 import { transactionHash } from '../../node/protocol/transaction.js';
 import type { AddressRecord } from './indexer.js';
 import { txListRow, type BlockRow, type TxRow } from './rows.js';
@@ -129,12 +130,21 @@ export function mountApi(ctx: PluginContext): void {
     r.json(200, row);
   });
 
-  route(/^\/api\/v1\/addresses\/([1-9A-HJ-NP-Za-km-z]{1,40})$/, async (r) => {
+  // any one segment, so that a malformed address is a 400 rather than an unmatched route's 404
+  route(/^\/api\/v1\/addresses\/([^/]{1,128})$/, async (r) => {
     const a = address(r.params[0]!);
-    const rec = await getJson<AddressRecord>(store, `addr:${a}`);
-    if (!rec) return r.problem(404, `no transaction involves ${a}`);
-    const account = await ctx.chain.account(parseAddress(a)).catch(() => ({ balance: 0n, nonce: 0n }));
-    r.json(200, { ...addressRow(rec, await isValidator(ctx, a)), balance: account.balance.toString(), nonce: account.nonce.toString() });
+    const bytes = parseAddress(a);
+    const [rec, account, validator, did] = await Promise.all([
+      getJson<AddressRecord>(store, `addr:${a}`),
+      ctx.chain.account(bytes).catch(() => ({ balance: 0n, nonce: 0n })),
+      ctx.chain.validator(bytes).catch(() => undefined),
+      ctx.chain.did(bytes).catch(() => undefined),
+    ]);
+    // a genesis account or a proposer has state but may never appear in a transaction
+    const hasState = account.balance > 0n || account.nonce > 0n || validator !== undefined || did !== undefined;
+    const row = rec ? addressRow(rec, hasStake(validator)) : hasState ? stateOnlyRow(a, hasStake(validator), did?.did ?? null) : undefined;
+    if (!row) return r.problem(404, `the chain holds nothing for ${a}`);
+    r.json(200, { ...row, balance: account.balance.toString(), nonce: account.nonce.toString() });
   });
   route(/^\/api\/v1\/addresses\/([1-9A-HJ-NP-Za-km-z]{1,40})\/txs$/, (r) => {
     const a = address(r.params[0]!);
@@ -144,8 +154,16 @@ export function mountApi(ctx: PluginContext): void {
 
 /** A validator record with stake, read live; false when the read fails. */
 export async function isValidator(ctx: PluginContext, address: string): Promise<boolean> {
-  const v = await ctx.chain.validator(parseAddress(address)).catch(() => undefined);
+  return hasStake(await ctx.chain.validator(parseAddress(address)).catch(() => undefined));
+}
+
+function hasStake(v: ValidatorRecord | undefined): boolean {
   return v !== undefined && v.staked > 0n;
+}
+
+/** The row of an address with chain state but no indexed transaction: no times, no count. */
+function stateOnlyRow(address: string, isValidator: boolean, did: string | null) {
+  return { address, first_seen: null, last_seen: null, tx_count: 0, is_validator: isValidator, did, created_at: null, updated_at: null };
 }
 
 export function addressRow(rec: AddressRecord, isValidator: boolean) {

@@ -10,8 +10,9 @@ import { transactionHash } from '../../../node/protocol/transaction.js';
 import { openDatabase, type Database } from '../../../node/state/db.js';
 import { createExplorer } from '../../../plugins/explorer/index.js';
 import { VALIDATORS, nextBlock } from '../../fixtures/chain-blocks.js';
-import { CHAIN, UNBONDER, funder, setup } from '../../rpc/ledger/harness.js';
+import { CHAIN, DID, DID_ID, FUNDER, UNBONDER, funder, setup } from '../../rpc/ledger/harness.js';
 import { buildTransfer, signAndEncode } from '../../../node/client/builder.js';
+import { UNIT } from '../../../node/protocol/amount.js';
 
 /** The explorer on a real ChainStore (genesis and two blocks of signed transfers), through the plugin host. */
 async function explorer(t: Test, db?: Database) {
@@ -81,6 +82,26 @@ t.test('transactions and addresses: detail, filters by type and address, live ba
   t.match(addr.body, { address: sender, tx_count: history.body.total, is_validator: false, did: null, balance: /^\d+$/, nonce: /^\d+$/ });
   t.equal((await get(`/api/v1/txs/${'0'.repeat(64)}`)).status, 404);
   t.equal((await get('/api/v1/addresses/1111111111111111111111111111/txs')).status, 400, 'not an address of 20 bytes');
+});
+
+t.test('addresses: one with chain state but no indexed transaction answers 200; unseen 404; malformed 400', async (t) => {
+  const { start } = await explorer(t);
+  const { get } = await start();
+  const funded = await get(`/api/v1/addresses/${formatAddress(FUNDER)}`);
+  t.equal(funded.status, 200, 'a genesis account that never sent or received');
+  t.same(funded.body, { address: formatAddress(FUNDER), first_seen: null, last_seen: null, tx_count: 0, is_validator: false, did: null, created_at: null, updated_at: null, balance: (1_000n * UNIT).toString(), nonce: '0' });
+  const unbonder = await get(`/api/v1/addresses/${formatAddress(UNBONDER)}`);
+  t.match(unbonder.body, { tx_count: 0, is_validator: true, balance: '0' }, 'a validator record alone');
+  const did = await get(`/api/v1/addresses/${formatAddress(DID_ID)}`);
+  t.match(did.body, { tx_count: 0, did: DID, is_validator: false }, 'a DID alone');
+  const unseen = await get(`/api/v1/addresses/${formatAddress(new Uint8Array(20).fill(0x77))}`);
+  t.equal(unseen.status, 404);
+  t.match(unseen.body, { title: 'Not Found' });
+  for (const bad of ['abc', '0xdeadbeef', '1111111111111111111111111111', 'l'.repeat(30)]) {
+    const r = await get(`/api/v1/addresses/${bad}`);
+    t.equal(r.status, 400, bad);
+    t.match(r.body, { title: 'Bad Request', detail: /not a base58 address/ });
+  }
 });
 
 t.test('paging: defaults, the cap of 100, and a 400 Problem for bad values', async (t) => {
