@@ -22,6 +22,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { RpcClient } from '../node/client/index.js';
 import { mergeProfiles, summarizeProfiles } from './lib/cpuprofile.js';
 import { onJsonLines, startDevnet, type BenchDevnet } from './lib/devnet.js';
 import { combine, histogram, scrapeAll, type HistogramSummary, type Samples } from './lib/prometheus.js';
@@ -118,8 +119,7 @@ async function validatorsCpuSeconds(net: BenchDevnet): Promise<number> {
 }
 
 async function headSeq(url: string): Promise<number> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ledger_canonHead', params: [] }) });
-  return ((await res.json()) as { result: { seq: number } | null }).result?.seq ?? 0;
+  return (await new RpcClient(url).canonHead())?.seq ?? 0;
 }
 
 /** One load run at `rate` against the running devnet's live nodes. */

@@ -26,11 +26,10 @@ export {
 } from './builder.js';
 export type * from './types.js';
 export { createAccount, type SendBase, type SendingAccount } from './account.js';
-export { parseTokens } from './amount.js';
 export { keyPairFromSeed, generateSeed } from '../crypto/ed25519.js';
 export { addressFromPublicKey, isAddress } from '../protocol/address.js';
 export { didForPublicKey, parseDid } from '../protocol/did.js';
-export { formatTokens, NATIVE_TOKEN, UNIT } from '../protocol/amount.js';
+export { formatTokens, NATIVE_TOKEN, parseTokens, UNIT } from '../protocol/amount.js';
 export { feeFor, FEES } from '../protocol/fees.js';
 export { fromHex, toHex } from '../protocol/bytes.js';
 export { verifyTransactionSignature, transactionFromJson, type Transaction, type UnsignedTransaction } from '../protocol/transaction.js';

@@ -8,13 +8,32 @@ export const NATIVE_TOKEN = { symbol: 'LGR', name: 'Ledger', decimals: DECIMALS 
 
 const DECIMAL_RE = /^(\d{1,30})(?:\.(\d{1,8}))?$/;
 
-/** "1.5" -> 150000000n. For humans (CLI, config); the wire always carries integers. */
-export function parseTokens(text: string): bigint {
+/**
+ * Tokens to smallest units: "1.5" or 1.5 -> 150000000n. For humans (CLI, config, dApps); the wire
+ * always carries integers. A number is read through its shortest decimal form, `String(n)`, so 0.1
+ * is exactly 0.1 tokens and 1e-8 is 1 unit (an exponent form is written out, not rounded). NaN, an
+ * infinity or a negative number is a RangeError; more than 8 decimals is refused (BAD_AMOUNT),
+ * never rounded. Amounts beyond 2^53 units lose digits as numbers: pass those as strings.
+ */
+export function parseTokens(value: string | number): bigint {
+  if (typeof value === 'number' && (!Number.isFinite(value) || value < 0)) throw new RangeError(`a token amount must be a finite number of at least 0, got ${value}`);
+  const text = typeof value === 'number' ? plainDecimal(String(value)) : value;
   const m = DECIMAL_RE.exec(text.trim());
   if (!m) throw invalid('BAD_AMOUNT', `not a token amount with at most ${DECIMALS} decimals: ${JSON.stringify(text)}`);
   const units = BigInt(m[1]!) * UNIT + BigInt((m[2] ?? '').padEnd(DECIMALS, '0'));
   if (units > U128_MAX) throw invalid('BAD_AMOUNT', 'amount is too large');
   return units;
+}
+
+/** "1.5e-7" -> "0.00000015", "1e+21" -> "1000000000000000000000": the same digits, the point moved. */
+function plainDecimal(text: string): string {
+  const m = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!m) return text;
+  const digits = m[1]! + (m[2] ?? '');
+  const point = m[1]!.length + Number(m[3]);
+  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
+  return `${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 /** 150000000n -> "1.5" */

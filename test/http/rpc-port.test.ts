@@ -1,7 +1,7 @@
-import { request as httpRequest } from 'node:http';
 import t, { type Test } from 'tap';
 import { HttpServer } from '../../node/http/server.js';
 import { createRpcServer } from '../../node/rpc/server.js';
+import { rawGet } from '../fixtures/raw-http.js';
 
 /** The RPC port as the node composes it: JSON-RPC on `/`, the DID resolver, `/metrics`. */
 async function rpcPort(t: Test) {
@@ -17,19 +17,6 @@ async function rpcPort(t: Test) {
     await rpc.close();
   });
   return { port, base: `http://127.0.0.1:${port}` };
-}
-
-function rawGet(port: number, target: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: target }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 t.test('a path under the resolver cannot walk to /metrics', async (t) => {

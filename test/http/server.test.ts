@@ -4,6 +4,7 @@ import t, { type Test } from 'tap';
 import { LedgerError } from '../../node/errors.js';
 import { HttpServer, type HttpLog } from '../../node/http/server.js';
 import type { Logger } from '../../node/logging.js';
+import { rawGet } from '../fixtures/raw-http.js';
 
 // the node's pino logger is what the composition root passes as `log`
 const pinoFits: Logger extends HttpLog ? true : false = true;
@@ -186,20 +187,6 @@ t.test('listen on a taken port fails clearly; close ends keep-alive sockets fast
   await http.close();
   t.equal(typeof base, 'string');
 });
-
-/** Sends a request target byte for byte (fetch and URL would resolve dot segments first). */
-function rawGet(port: number, target: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: target, method: 'GET' }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 t.test('routing is on the path as sent: dot segments and backslashes are refused', async (t) => {
   const { port } = await start(t);

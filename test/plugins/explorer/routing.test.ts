@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import t from 'tap';
 import { Registry } from 'prom-client';
 import { createLogger } from '../../../node/logging.js';
@@ -7,19 +6,7 @@ import { PluginHost } from '../../../node/plugins/host.js';
 import { openDatabase } from '../../../node/state/db.js';
 import { createExplorer } from '../../../plugins/explorer/index.js';
 import { CHAIN, setup } from '../../rpc/ledger/harness.js';
-
-function rawGet(port: number, target: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: target }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+import { rawGet } from '../../fixtures/raw-http.js';
 
 t.test('the explorer port routes on the path as sent: no walking out of /ws', async (t) => {
   const node = await setup(t, { blocks: true });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseTokens } from '../../node/client/index.js';
+import { parseTokens } from '../../node/protocol/amount.js';
 
 t.test('parseTokens takes numbers through their shortest decimal form, and strings as before', async (t) => {
   t.equal(parseTokens(1.5), 150_000_000n);
