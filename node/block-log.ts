@@ -1,3 +1,5 @@
+import { toHex } from './protocol/bytes.js';
+
 /**
  * Which log lines committed blocks produce. One info line per block while blocks come at most once
  * per interval; faster, the blocks in between go to debug and one info summary per interval covers
@@ -59,7 +61,7 @@ export function blockLogFields(block: { hash: Uint8Array; header: { height: numb
   return {
     seq,
     height: block.header.height,
-    hash: Buffer.from(block.hash).toString('hex').slice(0, 12),
+    hash: toHex(block.hash).slice(0, 12),
     txs,
     round: block.header.round,
     latency_ms: Math.max(0, now - block.header.timestampMs),
