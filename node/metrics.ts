@@ -4,6 +4,7 @@ import type { Block } from './protocol/block.js';
 import { transactionHash } from './protocol/transaction.js';
 import type { Mempool } from './mempool/index.js';
 import type { NetworkStats } from './network/index.js';
+import type { VerifyPoolStats } from './rpc/verification/pool.js';
 import type { ChainStore } from './state/chain-store.js';
 
 export interface NodeMetrics {
@@ -33,7 +34,13 @@ const ROUND_BUCKETS = [0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.25
  * Prometheus metrics, served as text at `/metrics` on the RPC port. Gauges and engine counters
  * are read at scrape time; the histograms are fed by the composition root from engine events.
  */
-export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool; store: ChainStore; network?: { peerCount(): number; stats(): NetworkStats } }): NodeMetrics {
+export function createMetrics(deps: {
+  engine: ConsensusEngine;
+  mempool: Mempool;
+  store: ChainStore;
+  network?: { peerCount(): number; stats(): NetworkStats };
+  verifier?: { stats(): VerifyPoolStats };
+}): NodeMetrics {
   const registry = new Registry();
   const gauge = (name: string, help: string, read: () => number) =>
     new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
@@ -46,6 +53,8 @@ export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool;
   gauge('ledger_peers', 'connected peers', () => deps.network?.peerCount() ?? 0);
   gauge('ledger_mempool_transactions', 'transactions in the mempool', () => deps.mempool.size);
   gauge('ledger_mempool_bytes', 'bytes of transactions in the mempool', () => deps.mempool.bytes);
+  gauge('ledger_rpc_verify_pending', 'expensive verifications (BBS proofs) waiting or running in the worker pool', () => deps.verifier?.stats().pending ?? 0);
+  gauge('ledger_rpc_verify_queued_cost', 'work units of verification waiting or running in the worker pool (bounded by rpc.verifyMaxQueuedCost)', () => deps.verifier?.stats().queuedCost ?? 0);
   gauge('ledger_consensus_validators', 'validators in the current set', () => deps.engine.validators.size);
   gauge('ledger_consensus_epoch', 'current epoch (the validator set changes at each)', () => engine().epoch);
   gauge('ledger_consensus_halted', '1 when this node stopped signing because its state disagrees with a quorum-certified block', () => (engine().halted ? 1 : 0));
@@ -101,7 +110,7 @@ export function createMetrics(deps: { engine: ConsensusEngine; mempool: Mempool;
     }),
     rpcBusy: new Counter({
       name: 'ledger_rpc_busy_total',
-      help: 'JSON-RPC requests answered busy (-32010, HTTP 503), by reason: mempool_full, sender_limit, overloaded, event_loop_lag',
+      help: 'JSON-RPC requests answered busy (-32010, HTTP 503), by reason: mempool_full, sender_limit, overloaded, event_loop_lag, verify_queue_full',
       labelNames: ['reason'],
       registers: [registry],
     }),

@@ -25,9 +25,10 @@ import { PluginHost, type PluginState } from './plugins/host.js';
 import type { Plugin } from './plugins/types.js';
 import { readValidatorSet } from './execution/validator-set.js';
 import { createMethods } from './rpc/ledger/index.js';
-import { resolveDid, RESOLUTION_CONTENT_TYPE } from './rpc/resolver.js';
+import { RESOLVER_PATH, resolverRoute } from './rpc/resolver.js';
 import { REVOCATION_LIST_PATH, revocationListCredential } from './rpc/revocation-lists.js';
 import { createRpcServer } from './rpc/server.js';
+import { createVerifyPool } from './rpc/verification/pool.js';
 import { ChainStore } from './state/chain-store.js';
 import { SCHEDULED_KINDS, tasksAt } from './execution/scheduled.js';
 import { ATTESTATION_WINDOW } from './protocol/params.js';
@@ -129,7 +130,9 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     connectMempoolGossip({ chainId: genesis.chainId, mempool, gossip: network, isValidator, log });
     mempool.onAdmitted(() => engine.transactionsReady());
 
-    const metrics = createMetrics({ engine, mempool, store, network });
+    const verifier = createVerifyPool({ threads: config.rpc.verifyThreads, maxQueuedCost: config.rpc.verifyMaxQueuedCost });
+    closers.push(() => verifier.close());
+    const metrics = createMetrics({ engine, mempool, store, network, verifier });
     observeConsensus(metrics, { chainId: genesis.chainId, engine, mempool });
     const blockLog = new BlockLogLimiter();
     const blockLogTimer = setInterval(() => {
@@ -181,12 +184,14 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
         store,
         mempool,
         allowSubjectEnumeration: config.rpcAllowSubjectEnumeration,
+        verifier,
         evidence: () => engine.evidence(),
         consensus: () => engine.status(),
       }),
       maxBatch: config.rpc.maxBatch,
       maxBodyBytes: config.rpc.maxBodyBytes,
       maxInFlight: config.rpc.maxInFlight,
+      maxBatchCost: config.rpc.maxBatchCost,
       maxEventLoopLagMs: config.rpc.maxEventLoopLagMs,
       retryAfterMs: config.rpc.retryAfterMs,
       onBusy: (reason) => metrics.rpcBusy.inc({ reason }),
@@ -194,10 +199,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     });
     closers.push(() => rpc.close());
     rpc.mount(http, '/');
-    http.route('GET', /^\/1\.0\/identifiers\/(.+)$/, async (ctx) => {
-      const { status, body } = await resolveDid({ network: genesis.network, lookup: (id) => store.dids.get(id) }, ctx.params[0]!, ctx.req.headers.accept);
-      ctx.send(status, JSON.stringify(body), RESOLUTION_CONTENT_TYPE);
-    });
+    http.route('GET', RESOLVER_PATH, resolverRoute({ network: genesis.network, lookup: (id) => store.dids.get(id) }));
     http.route('GET', REVOCATION_LIST_PATH, async (ctx) => {
       const deps = {
         network: genesis.network,

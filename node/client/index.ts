@@ -1,5 +1,5 @@
 /**
- * `ledger/client`: what a dApp needs to talk to a ledger node: a typed JSON-RPC client, a
+ * `ledger-node/client`: what a dApp needs to talk to a ledger node: a typed JSON-RPC client, a
  * transaction builder that signs locally, and the helpers for keys, addresses and amounts.
  */
 export { RpcClient, type BatchResult, type RpcCall, type RpcClientOptions } from './rpc-client.js';

@@ -3,6 +3,10 @@
  * combine lives in resolve.ts; reading files lives in load.ts.
  */
 
+import { isIP } from 'node:net';
+import { MAX_REQUEST_COST } from '../rpc/verification/cost.js';
+import { defaultVerifyThreads } from '../rpc/verification/pool.js';
+
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -24,7 +28,19 @@ export interface PluginConfig {
 export interface NodeConfig {
   dataDir: string;
   /** maxInFlight, maxEventLoopLagMs and retryAfterMs: when the RPC answers busy (docs/rpc.md, "Busy") */
-  rpc: { host: string; port: number; maxBodyBytes: number; maxBatch: number; maxInFlight: number; maxEventLoopLagMs: number; retryAfterMs: number };
+  rpc: {
+    host: string;
+    port: number;
+    maxBodyBytes: number;
+    maxBatch: number;
+    maxInFlight: number;
+    maxEventLoopLagMs: number;
+    retryAfterMs: number;
+    /** expensive verification (docs/rpc.md, "Expensive verification"): worker threads, queue bound and per-batch budget in work units */
+    verifyThreads: number;
+    verifyMaxQueuedCost: number;
+    maxBatchCost: number;
+  };
   p2p: { host: string; port: number; bootstrap: string[] };
   log: { level: LogLevel };
   mempool: { maxTransactions: number; maxBytes: number; maxPerSender: number };
@@ -44,7 +60,18 @@ export function defaultConfig(): NodeConfig {
   const plugin = (name: PluginName): PluginConfig => ({ enabled: false, host: '127.0.0.1', port: PLUGIN_DEFAULT_PORTS[name] });
   return {
     dataDir: './data',
-    rpc: { host: '127.0.0.1', port: 8545, maxBodyBytes: MiB, maxBatch: 100, maxInFlight: 256, maxEventLoopLagMs: 500, retryAfterMs: 1000 },
+    rpc: {
+      host: '127.0.0.1',
+      port: 8545,
+      maxBodyBytes: MiB,
+      maxBatch: 100,
+      maxInFlight: 256,
+      maxEventLoopLagMs: 500,
+      retryAfterMs: 1000,
+      verifyThreads: defaultVerifyThreads(),
+      verifyMaxQueuedCost: 12_000,
+      maxBatchCost: 6_000,
+    },
     p2p: { host: '0.0.0.0', port: 30333, bootstrap: [] },
     log: { level: 'info' },
     mempool: { maxTransactions: 50_000, maxBytes: 64 * MiB, maxPerSender: 1000 },
@@ -71,7 +98,13 @@ export function intRule(min: number, max: number, what: string): Rule {
 
 export const PORT = intRule(0, 65535, 'an integer port 0-65535 (0 = any free port)');
 export const POSITIVE = intRule(1, Number.MAX_SAFE_INTEGER, 'a positive integer');
-export const HOST: Rule = { what: 'a non-empty host name or IP address', check: (v) => typeof v === 'string' && /^[^\s/]+$/.test(v), fromString: (s) => s };
+/** a DNS name (RFC 1123 labels) such as localhost, or a literal IPv4/IPv6 address without brackets */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+export const HOST: Rule = {
+  what: 'a host name or an IP address (e.g. 127.0.0.1, 0.0.0.0, ::, localhost), without port, scheme or brackets',
+  check: (v) => typeof v === 'string' && (isIP(v) !== 0 || HOST_NAME.test(v)),
+  fromString: (s) => s.trim(),
+};
 export const PATH: Rule = { what: 'a non-empty path', check: (v) => typeof v === 'string' && v.length > 0, fromString: (s) => s };
 export const BOOL: Rule = {
   what: 'a boolean (true or false)',
@@ -96,6 +129,10 @@ export const RULES: Readonly<Record<string, Rule>> = {
   'rpc.maxInFlight': intRule(1, 100_000, 'an integer from 1 to 100000'),
   'rpc.maxEventLoopLagMs': intRule(0, 60_000, 'an integer number of milliseconds from 0 (off) to 60000'),
   'rpc.retryAfterMs': intRule(100, 3_600_000, 'an integer number of milliseconds from 100 to 3600000'),
+  'rpc.verifyThreads': intRule(1, 64, 'an integer number of worker threads from 1 to 64'),
+  'rpc.verifyMaxQueuedCost': intRule(1, 100_000_000, 'an integer number of work units from 1 to 100000000'),
+  // below the largest single request, a valid proof could never be verified
+  'rpc.maxBatchCost': intRule(MAX_REQUEST_COST, 100_000_000, `an integer number of work units from ${MAX_REQUEST_COST} (one proof over the largest credential) to 100000000`),
   'p2p.host': HOST,
   'p2p.port': PORT,
   'p2p.bootstrap': MULTIADDRS,
@@ -136,7 +173,10 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'p2p.bootstrap', env: 'LEDGER_P2P_BOOTSTRAP', flag: 'bootstrap' },
   { path: 'log.level', env: 'LEDGER_LOG_LEVEL', flag: 'log-level' },
   { path: 'attestation.auto', env: 'LEDGER_ATTESTATION_AUTO', flag: 'attestation-auto' },
-  ...PLUGIN_NAMES.map((p) => ({ path: `plugins.${p}.port`, env: `LEDGER_${p.toUpperCase()}_PORT`, flag: `${p}-port` })),
+  ...PLUGIN_NAMES.flatMap((p) => [
+    { path: `plugins.${p}.host`, env: `LEDGER_${p.toUpperCase()}_HOST`, flag: `${p}-host` },
+    { path: `plugins.${p}.port`, env: `LEDGER_${p.toUpperCase()}_PORT`, flag: `${p}-port` },
+  ]),
 ];
 
 /** `all`, `none`, or a comma-separated list of plugin names: exactly those are enabled */

@@ -11,6 +11,8 @@ const SCALAR = 32;
 const FIXED_PROOF_BYTES = 3 * G1 + 4 * SCALAR;
 export const BBS_PUBLIC_KEY_BYTES = 96;
 export const MAX_BBS_MESSAGES = 1024;
+/** the longest proof: every one of MAX_BBS_MESSAGES messages hidden */
+export const MAX_BBS_PROOF_BYTES = FIXED_PROOF_BYTES + MAX_BBS_MESSAGES * SCALAR;
 
 export interface BbsProofInput {
   proof: Uint8Array;
@@ -21,13 +23,21 @@ export interface BbsProofInput {
   totalMessageCount: number;
 }
 
+/**
+ * How many messages the signed credential holds, as the proof's length and the disclosed list
+ * imply it (the proof carries one scalar per hidden message); 0 when the length cannot be a proof.
+ * Verification time grows linearly with this number.
+ */
+export function impliedMessageCount(proofBytes: number, disclosedCount: number): number {
+  const extra = proofBytes - FIXED_PROOF_BYTES;
+  return extra < 0 || extra % SCALAR !== 0 ? 0 : disclosedCount + extra / SCALAR;
+}
+
 /** The proof's length fixes how many messages stayed hidden; it must agree with the total. */
-function consistentShape(i: BbsProofInput): boolean {
+export function consistentShape(i: BbsProofInput): boolean {
   if (i.publicKey.length !== BBS_PUBLIC_KEY_BYTES) return false;
   if (!Number.isInteger(i.totalMessageCount) || i.totalMessageCount < 1 || i.totalMessageCount > MAX_BBS_MESSAGES) return false;
-  const extra = i.proof.length - FIXED_PROOF_BYTES;
-  if (extra < 0 || extra % SCALAR !== 0) return false;
-  if (i.disclosed.length + extra / SCALAR !== i.totalMessageCount) return false;
+  if (impliedMessageCount(i.proof.length, i.disclosed.length) !== i.totalMessageCount) return false;
   const seen = new Set<number>();
   for (const d of i.disclosed) {
     if (!Number.isInteger(d.index) || d.index < 0 || d.index >= i.totalMessageCount || seen.has(d.index)) return false;

@@ -261,9 +261,9 @@ export class HttpServer {
       res.destroy();
       return;
     }
-    const { problem, internal } = problemFromError(err, { instance: pathname.slice(0, 200), ...(this.opts.errorsBase ? { errorsBase: this.opts.errorsBase } : {}) });
+    const { problem, internal, headers } = problemFromError(err, { instance: pathname.slice(0, 200), ...(this.opts.errorsBase ? { errorsBase: this.opts.errorsBase } : {}) });
     if (internal) this.log?.error({ err, method: req.method, path: pathname }, 'http handler failed');
-    send(res, problem.status, stringifyJson(problem), 'application/problem+json', isBodyTooLarge(err) ? { connection: 'close' } : undefined);
+    send(res, problem.status, stringifyJson(problem), 'application/problem+json', isBodyTooLarge(err) ? { ...headers, connection: 'close' } : headers);
   }
 }
 

@@ -31,9 +31,10 @@ export const DEFAULT_RETRY_AFTER_MS = 1000;
  * - mempool_full: the mempool is at maxTransactions or maxBytes and may not evict for this one;
  * - sender_limit: the sender already has maxPerSender pending transactions;
  * - overloaded: the RPC server already processes its maximum of requests;
- * - event_loop_lag: the event loop lags past the threshold, so writes are refused.
+ * - event_loop_lag: the event loop lags past the threshold, so writes are refused;
+ * - verify_queue_full: the verification pool already holds its maximum of queued work.
  */
-export const BUSY_REASONS = ['mempool_full', 'sender_limit', 'overloaded', 'event_loop_lag'] as const;
+export const BUSY_REASONS = ['mempool_full', 'sender_limit', 'overloaded', 'event_loop_lag', 'verify_queue_full'] as const;
 export type BusyReason = (typeof BUSY_REASONS)[number];
 
 export interface RpcErrorObject {
@@ -63,7 +64,9 @@ export function retryAfterHeader(retryAfterMs: number): string {
  * its LedgerError code (data.code), so callers that use the mempool directly are unaffected.
  */
 export function busyReasonOf(err: unknown): BusyReason | undefined {
-  if (!isLedgerError(err) || err.code !== 'MEMPOOL_FULL') return undefined;
+  if (!isLedgerError(err)) return undefined;
+  if (err.code === 'VERIFY_QUEUE_FULL') return 'verify_queue_full';
+  if (err.code !== 'MEMPOOL_FULL') return undefined;
   return err.data.reason === 'per_sender' ? 'sender_limit' : 'mempool_full';
 }
 
@@ -112,15 +115,16 @@ function encodable(data: unknown): boolean {
 /**
  * Maps anything a method threw to a JSON-RPC error object. `internal: true` means the caller must
  * log the original error: the response carries only "internal error", never a message or stack.
- * A full mempool is -32010 busy: `data` is `{code: "MEMPOOL_FULL", reason, retryAfterMs}` plus the
- * mempool's detail, whose own `reason` (count, bytes, per_sender) moves to `bound`.
+ * A full mempool or verification queue is -32010 busy: `data` is `{code, reason, retryAfterMs}`
+ * plus the error's detail; the mempool's own `reason` (count, bytes, per_sender) moves to `bound`.
  */
 export function toRpcError(err: unknown, opts: { retryAfterMs?: number } = {}): RpcErrorObject & { internal: boolean } {
   const busy = busyReasonOf(err);
   if (busy !== undefined) {
-    const { reason: bound, ...detail } = (err as LedgerError).data;
-    const e = busyError(busy, (err as LedgerError).message, opts.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS, { code: (err as LedgerError).code, ...detail, bound });
-    return { ...e, data: encodable(e.data) ? e.data : { code: 'MEMPOOL_FULL', reason: busy, retryAfterMs: e.data.retryAfterMs }, internal: false };
+    const { code, message, data } = err as LedgerError;
+    const { reason: bound, ...detail } = data;
+    const e = busyError(busy, message, opts.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS, { code, ...detail, ...(bound === undefined ? {} : { bound }) });
+    return { ...e, data: encodable(e.data) ? e.data : { code, reason: busy, retryAfterMs: e.data.retryAfterMs }, internal: false };
   }
   if (err instanceof RpcMethodError) {
     const out: RpcErrorObject & { internal: boolean } = { code: err.code, message: err.message, internal: err.code === RPC_INTERNAL_ERROR };
@@ -161,10 +165,15 @@ export function httpProblem(status: number, detail: string, opts: { instance?: s
 }
 
 /**
- * Maps a thrown error to a Problem. `internal: true` means the caller must log it: the detail
- * then says only "internal error".
+ * Maps a thrown error to a Problem, and the headers to send with it. `internal: true` means the
+ * caller must log it: the detail then says only "internal error".
  */
-export function problemFromError(err: unknown, opts: { instance?: string; errorsBase?: string } = {}): { problem: Problem; internal: boolean } {
+export function problemFromError(err: unknown, opts: { instance?: string; errorsBase?: string } = {}): { problem: Problem; internal: boolean; headers?: Record<string, string> } {
+  // "try later" (a full mempool or verification queue) is a 503 with Retry-After, not the 413 of a limit
+  if (busyReasonOf(err) !== undefined) {
+    const e = err as LedgerError;
+    return { problem: httpProblem(BUSY_HTTP_STATUS, e.message, { ...opts, code: e.code }), internal: false, headers: { 'retry-after': retryAfterHeader(DEFAULT_RETRY_AFTER_MS) } };
+  }
   if (isLedgerError(err) && err.kind !== 'internal') {
     return { problem: httpProblem(KIND_TO_HTTP[err.kind], err.message, { ...opts, code: err.code }), internal: false };
   }

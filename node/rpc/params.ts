@@ -121,15 +121,17 @@ export function hex(opts: { maxBytes: number; minBytes?: number }): Validator<st
   );
 }
 
-/** A non-negative safe integer given as a JSON integer literal (not `1.0` or `1e3`). */
-export function uint(): Validator<number> {
-  const expected = `a non-negative integer no larger than ${Number.MAX_SAFE_INTEGER}`;
+/** A non-negative safe integer given as a JSON integer literal (not `1.0` or `1e3`), up to `max` when given. */
+export function uint(opts: { min?: number; max?: number } = {}): Validator<number> {
+  const min = opts.min ?? 0;
+  const max = opts.max ?? Number.MAX_SAFE_INTEGER;
+  const expected = min === 0 && opts.max === undefined ? `a non-negative integer no larger than ${max}` : `an integer from ${min} to ${max}`;
   return {
     expected,
     integer: true,
     check(value) {
       // -0 is a valid 0; a bigint is an integer literal beyond the safe range (see parseJson)
-      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new ParamIssue('', expected);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) throw new ParamIssue('', expected);
       return value === 0 ? 0 : value;
     },
   };

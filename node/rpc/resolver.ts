@@ -1,16 +1,21 @@
+import type { RouteHandler } from '../http/server.js';
 import { didDocument, type DidDocument } from '../protocol/did-document.js';
 import { parseDid } from '../protocol/did.js';
 import type { DidRecord } from '../protocol/records.js';
+import { DEFAULT_REPRESENTATION, negotiate, REPRESENTATIONS, type Representation } from './resolver-negotiation.js';
 
 /**
- * DID Resolution (W3C DID Resolution, HTTP binding) for `GET /1.0/identifiers/<did>`.
- * Errors: `invalidDid` (400), `notFound` (404), `representationNotSupported` (406).
- * A deactivated DID resolves with `deactivated: true` and HTTP 410, as the binding specifies.
+ * DID Resolution (W3C DID Resolution, HTTP(S) binding) for `GET /1.0/identifiers/<did>`.
+ * Errors: `invalidDid` (400), `notFound` (404), `representationNotSupported` (406). A
+ * deactivated DID resolves with `deactivated: true` and HTTP 410. The bare DID document is sent
+ * only with 200; every other status sends the resolution result, so the error or the
+ * deactivation travels in its metadata (what Universal Resolver drivers do).
  */
 
-export const DID_LD_JSON = 'application/did+ld+json';
-export const RESOLUTION_CONTENT_TYPE = 'application/ld+json;profile="https://w3id.org/did-resolution"';
-const ACCEPTABLE = ['*/*', 'application/*', 'application/json', 'application/ld+json', DID_LD_JSON];
+export const RESOLVER_PATH = /^\/1\.0\/identifiers\/(.+)$/;
+/** the content type of the document this node produces (it carries `@context`) */
+export const DID_LD_JSON = REPRESENTATIONS['did-ld-json'].contentType;
+export const RESOLUTION_CONTENT_TYPE = REPRESENTATIONS['resolution-ld'].contentType;
 
 export interface ResolutionResult {
   didDocument: DidDocument | null;
@@ -30,39 +35,51 @@ export interface ResolutionResult {
   };
 }
 
+/** The JSON representation (`application/did+json`): the same entries without the JSON-LD `@context`. */
+export type DidDocumentJson = Omit<DidDocument, '@context'>;
+
 export interface ResolverDeps {
   network: string;
   lookup(identifier: Uint8Array): Promise<DidRecord | undefined>;
   now?: () => number;
 }
 
-function acceptable(accept: string | undefined): boolean {
-  if (!accept) return true;
-  return accept.split(',').some((part) => ACCEPTABLE.includes(part.split(';')[0]!.trim().toLowerCase()));
+type ResolutionError = NonNullable<ResolutionResult['didResolutionMetadata']['error']>;
+
+/** What the route sends: `contentType` always names the representation in `body`. */
+export interface ResolverAnswer {
+  status: number;
+  representation: Representation;
+  contentType: string;
+  body: ResolutionResult | DidDocument | DidDocumentJson;
 }
 
-export async function resolveDid(deps: ResolverDeps, didText: string, accept?: string): Promise<{ status: number; body: ResolutionResult }> {
+function clock(deps: ResolverDeps) {
   const now = deps.now ?? Date.now;
   const started = now();
-  const done = (status: number, body: Omit<ResolutionResult, 'didResolutionMetadata'>, meta: Partial<ResolutionResult['didResolutionMetadata']>) => ({
-    status,
-    body: { ...body, didResolutionMetadata: { ...meta, duration: now() - started, retrieved: new Date(started).toISOString() } },
-  });
-  const failure = (status: number, error: NonNullable<ResolutionResult['didResolutionMetadata']['error']>, errorMessage: string) =>
-    done(status, { didDocument: null, didDocumentMetadata: {} }, { error, errorMessage });
+  return {
+    result(body: Omit<ResolutionResult, 'didResolutionMetadata'>, meta: Partial<ResolutionResult['didResolutionMetadata']>): ResolutionResult {
+      return { ...body, didResolutionMetadata: { ...meta, duration: now() - started, retrieved: new Date(started).toISOString() } };
+    },
+    failure(error: ResolutionError, errorMessage: string): ResolutionResult {
+      return this.result({ didDocument: null, didDocumentMetadata: {} }, { error, errorMessage });
+    },
+  };
+}
 
-  if (!acceptable(accept)) return failure(406, 'representationNotSupported', `cannot produce ${accept}; ask for ${DID_LD_JSON}`);
+/** Resolution without negotiation: the HTTP status the binding gives it, and the resolution result. */
+export async function resolve(deps: ResolverDeps, didText: string): Promise<{ status: number; result: ResolutionResult }> {
+  const c = clock(deps);
   let parsed;
   try {
     parsed = parseDid(didText);
   } catch (err) {
-    return failure(400, 'invalidDid', (err as Error).message);
+    return { status: 400, result: c.failure('invalidDid', (err as Error).message) };
   }
-  if (parsed.network !== deps.network) return failure(404, 'notFound', `this node serves network ${deps.network}, not ${parsed.network}`);
+  if (parsed.network !== deps.network) return { status: 404, result: c.failure('notFound', `this node serves network ${deps.network}, not ${parsed.network}`) };
   const record = await deps.lookup(parsed.identifier);
-  if (!record) return failure(404, 'notFound', `${parsed.did} does not exist`);
-  return done(
-    record.active ? 200 : 410,
+  if (!record) return { status: 404, result: c.failure('notFound', `${parsed.did} does not exist`) };
+  const result = c.result(
     {
       didDocument: didDocument(record),
       didDocumentMetadata: {
@@ -75,4 +92,34 @@ export async function resolveDid(deps: ResolverDeps, didText: string, accept?: s
     },
     { contentType: DID_LD_JSON },
   );
+  return { status: record.active ? 200 : 410, result };
+}
+
+/** Resolution with content negotiation on `accept` (the request's Accept header). */
+export async function resolveDid(deps: ResolverDeps, didText: string, accept?: string): Promise<ResolverAnswer> {
+  const { acceptable } = negotiate(accept);
+  // an error, a deactivation or a 406 is told in a resolution result: the best one the client takes, else the default
+  const resultRep = acceptable.find((r) => REPRESENTATIONS[r].result) ?? DEFAULT_REPRESENTATION;
+  const asResult = (status: number, body: ResolutionResult): ResolverAnswer => ({ status, representation: resultRep, contentType: REPRESENTATIONS[resultRep].contentType, body });
+  const chosen = acceptable[0];
+  if (chosen === undefined) {
+    const offered = Object.values(REPRESENTATIONS).map((r) => r.contentType).join(', ');
+    return asResult(406, clock(deps).failure('representationNotSupported', `cannot produce any of ${JSON.stringify(accept)}; this resolver produces ${offered}`));
+  }
+  const { status, result } = await resolve(deps, didText);
+  if (status !== 200 || REPRESENTATIONS[chosen].result || !result.didDocument) return asResult(status, result);
+  const document = result.didDocument;
+  if (chosen === 'did-json') {
+    const { '@context': _context, ...plain } = document;
+    return { status, representation: chosen, contentType: REPRESENTATIONS[chosen].contentType, body: plain };
+  }
+  return { status, representation: chosen, contentType: REPRESENTATIONS[chosen].contentType, body: document };
+}
+
+/** The route handler for RESOLVER_PATH; every answer varies with Accept, so it says so to caches. */
+export function resolverRoute(deps: ResolverDeps): RouteHandler {
+  return async (ctx) => {
+    const answer = await resolveDid(deps, ctx.params[0]!, ctx.req.headers.accept);
+    ctx.send(answer.status, JSON.stringify(answer.body), answer.contentType, { vary: 'Accept' });
+  };
 }

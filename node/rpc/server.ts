@@ -14,6 +14,7 @@ import {
   RPC_INTERNAL_ERROR,
   RPC_INVALID_PARAMS,
   RPC_INVALID_REQUEST,
+  RPC_LIMIT_EXCEEDED,
   RPC_METHOD_NOT_FOUND,
   RPC_PARSE_ERROR,
   RpcMethodError,
@@ -33,7 +34,8 @@ import { checkParams, type ParamSpec } from './params.js';
  * Overload (docs/rpc.md, "Busy"): past `maxInFlight` requests being processed, a request is refused
  * at once with -32010 busy (HTTP 503, Retry-After) rather than queued until it times out; while
  * the event loop lags past `maxEventLoopLagMs`, write methods are refused the same way and reads
- * are still served.
+ * are still served. Costed methods (expensive verification) share a per-request budget of work
+ * units, `maxBatchCost`: a batch's requests past it get -32005 without running.
  */
 
 export interface RpcMethod {
@@ -42,6 +44,8 @@ export interface RpcMethod {
   readonly handler: (...args: never[]) => unknown;
   /** submits something (a transaction): refused first when the node lags */
   readonly write?: boolean;
+  /** expensive work (verification/cost.ts): its price in work units, from the checked params */
+  readonly cost?: (...args: never[]) => number;
 }
 
 type ArgsOf<S extends readonly ParamSpec<unknown>[]> = { -readonly [K in keyof S]: S[K] extends ParamSpec<infer T> ? T : never };
@@ -56,6 +60,7 @@ export function defineMethod<const S extends readonly ParamSpec<unknown>[], R>(d
   params: S;
   handler: (...args: ArgsOf<S>) => R | Promise<R>;
   write?: boolean;
+  cost?: (...args: ArgsOf<S>) => number;
 }): RpcMethod {
   return def as unknown as RpcMethod;
 }
@@ -70,6 +75,8 @@ export interface RpcServerOptions {
   maxInFlight?: number;
   /** event-loop lag past which write methods are busy; 0 turns the check off; default 500 ms */
   maxEventLoopLagMs?: number;
+  /** most work units the costed requests of one batch (or one request) may spend; default 6000 */
+  maxBatchCost?: number;
   /** what busy answers ask the client to wait (data.retryAfterMs, Retry-After in seconds); default 1000 ms */
   retryAfterMs?: number;
   /** the current event-loop lag in ms; default: a timer sampler the server starts (close() stops it) */
@@ -96,6 +103,13 @@ export const DEFAULT_MAX_BATCH = 100;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_IN_FLIGHT = 256;
 export const DEFAULT_MAX_EVENT_LOOP_LAG_MS = 500;
+export const DEFAULT_MAX_BATCH_COST = 6000;
+
+/** The work units one payload (a request or a batch) may still spend on costed methods. */
+interface CostBudget {
+  readonly max: number;
+  spent: number;
+}
 
 /** A response payload, and the busy data when the request as a whole was refused as busy. */
 interface Processed {
@@ -134,6 +148,7 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxInFlight = opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   const maxLag = opts.maxEventLoopLagMs ?? DEFAULT_MAX_EVENT_LOOP_LAG_MS;
+  const maxBatchCost = opts.maxBatchCost ?? DEFAULT_MAX_BATCH_COST;
   const retryAfterMs = opts.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
   const sampler = maxLag > 0 && opts.eventLoopLagMs === undefined ? new EventLoopLagSampler().start() : undefined;
   const lagMs = opts.eventLoopLagMs ?? (() => sampler?.lagMs() ?? 0);
@@ -146,6 +161,7 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
     }
   };
   const writes = new Set(opts.methods.filter((m) => m.write).map((m) => m.name));
+  const costed = new Map(opts.methods.filter((m) => m.cost).map((m) => [m.name, m]));
   // The package logs every thrown error with console.warn by default; we log internal ones only.
   const lib = new JSONRPCServer({ errorListener: () => undefined });
   lib.mapErrorToJSONRPCErrorResponse = (id, err) => {
@@ -183,14 +199,36 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
     return busyError('event_loop_lag', message, retryAfterMs, { lagMs: Math.round(lagging), maxLagMs: maxLag });
   };
 
-  const one = async (item: unknown, lagging: number | undefined): Promise<JSONRPCResponse | null> => {
+  /**
+   * The -32005 refusal of a costed request that would take `budget` past its limit, or undefined
+   * (and the cost is charged). Charged synchronously, in the batch's order. Params that fail their
+   * checks cost nothing here: the method answers -32602 without any work.
+   */
+  const budgetRefusal = (request: JSONRPCRequest, budget: CostBudget) => {
+    const method = costed.get(request.method);
+    if (!method || !Array.isArray(request.params)) return undefined;
+    let cost: number;
+    try {
+      cost = (method.cost as (...args: unknown[]) => number)(...checkParams(method.name, method.params, request.params));
+    } catch {
+      return undefined;
+    }
+    if (budget.spent + cost <= budget.max) {
+      budget.spent += cost;
+      return undefined;
+    }
+    const message = `this ${method.name} costs ${cost} work units and the request's budget has ${budget.max - budget.spent} of ${budget.max} left; send it in a batch of its own or a later one`;
+    return { code: RPC_LIMIT_EXCEEDED, message, data: { code: 'BATCH_COST_EXCEEDED', cost, spent: budget.spent, maxBatchCost: budget.max } };
+  };
+
+  const one = async (item: unknown, lagging: number | undefined, budget: CostBudget): Promise<JSONRPCResponse | null> => {
     const problem = envelopeProblem(item);
     if (problem !== undefined) {
       const id = isObject(item) && isId(item.id) ? item.id : null;
       return errorResponse(id, RPC_INVALID_REQUEST, `invalid request: ${problem}`);
     }
     const request = item as unknown as JSONRPCRequest;
-    const refused = lagRefusal(request, lagging);
+    const refused = lagRefusal(request, lagging) ?? budgetRefusal(request, budget);
     if (refused) return request.id === undefined ? null : errorResponse(request.id, refused.code, refused.message, refused.data);
     return lib.receive(request);
   };
@@ -222,9 +260,10 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
       if (refused) return { answer: 'id' in (payload as object) ? errorResponse((payload as { id: JSONRPCID }).id, refused.code, refused.message, refused.data) : undefined, busy: refused.data };
     }
     inFlight += units;
+    const budget: CostBudget = { max: maxBatchCost, spent: 0 };
     try {
-      if (!batch) return { answer: (await one(payload, undefined)) ?? undefined };
-      const responses = (await Promise.all(payload.map((item) => one(item, lagging)))).filter((r): r is JSONRPCResponse => r !== null);
+      if (!batch) return { answer: (await one(payload, undefined, budget)) ?? undefined };
+      const responses = (await Promise.all(payload.map((item) => one(item, lagging, budget)))).filter((r): r is JSONRPCResponse => r !== null);
       return { answer: responses.length > 0 ? responses : undefined };
     } finally {
       inFlight -= units;

@@ -1,7 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import { packageVersion } from '../../node/cli/package-root.js';
 import { isLedgerError } from '../../node/errors.js';
 import type { Plugin, PluginContext } from '../../node/plugins/types.js';
+import { boundOrigin } from '../common/bound-origin.js';
 import { Mailer } from '../common/mail/index.js';
 import { createAccounts } from './accounts/index.js';
 import { parseKycConfig } from './config.js';
@@ -73,9 +73,8 @@ export function createKyc(): Plugin {
       const publicUrl = (): string => {
         if (config.publicUrl) return config.publicUrl;
         if (bound) return bound;
-        const address = ctx.http.server.address() as AddressInfo | null;
-        const host = !address || address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address.includes(':') ? `[${address.address}]` : address.address;
-        const url = `http://${host}:${address?.port ?? ctx.config.port}`;
+        const address = ctx.http.server.address();
+        const url = boundOrigin(address, ctx.config.port);
         if (address) bound = url;
         return url;
       };

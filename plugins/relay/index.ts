@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Plugin, PluginContext } from '../../node/plugins/types.js';
 import { OidcVerifier } from '../common/auth/oidc.js';
 import { SessionTokens } from '../common/auth/session-token.js';
+import { boundOrigin } from '../common/bound-origin.js';
 import { WebhookOutbox } from '../common/webhooks/outbox.js';
 import { createRelayServices } from './compose.js';
 import { mountOperatorApi } from './operator/index.js';
@@ -46,9 +46,8 @@ export function createRelay(): Plugin {
       let bound: string | undefined;
       const endpoint = () => {
         if (bound) return bound;
-        const address = ctx.http.server.address() as AddressInfo | null;
-        const host = !address ? '127.0.0.1' : address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address.includes(':') ? `[${address.address}]` : address.address;
-        const url = config.publicUrl ?? `http://${host}:${address?.port ?? ctx.config.port}${DIDCOMM_PATH}`;
+        const address = ctx.http.server.address();
+        const url = config.publicUrl ?? `${boundOrigin(address, ctx.config.port)}${DIDCOMM_PATH}`;
         // known for good once the server listens; asking the server each envelope cost ~1%
         if (address) bound = url;
         return url;

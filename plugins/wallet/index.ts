@@ -1,5 +1,5 @@
-import type { AddressInfo } from 'node:net';
 import type { Plugin, PluginContext } from '../../node/plugins/types.js';
+import { boundOrigin } from '../common/bound-origin.js';
 import { Mailer } from '../common/mail/index.js';
 import { PluginDb } from '../common/store/tables.js';
 import { AddressBookStore } from './addressbook/store.js';
@@ -56,9 +56,7 @@ export function createWallet(): Plugin {
       const log = ctx.log;
       const publicUrl = (): string => {
         if (config.publicUrl) return config.publicUrl;
-        const a = ctx.http.server.address() as AddressInfo | null;
-        const host = !a || a.address === '0.0.0.0' || a.address === '::' ? '127.0.0.1' : a.address.includes(':') ? `[${a.address}]` : a.address;
-        return `http://${host}:${a?.port ?? ctx.config.port}`;
+        return boundOrigin(ctx.http.server.address(), ctx.config.port);
       };
       const base: WalletBase = { config, db: new PluginDb(ctx.store), log, chain: ctx.chain, network: ctx.network, chainId: ctx.chainId, submit: (json) => ctx.submit(json), publicUrl, now: Date.now };
       const metrics = new WalletMetrics(ctx.metrics);

@@ -2,6 +2,7 @@ import t, { type Test } from 'tap';
 import { resolveConfig } from '../../node/config/resolve.js';
 import { defaultConfig } from '../../node/config/schema.js';
 import { isLedgerError } from '../../node/errors.js';
+import { defaultVerifyThreads } from '../../node/rpc/verification/pool.js';
 
 const file = (value: unknown) => ({ path: '/etc/ledger.json', value });
 
@@ -22,7 +23,18 @@ t.test('defaults match the architecture table', async (t) => {
   const c = resolveConfig({ env: {}, flags: {} });
   t.same(c, defaultConfig());
   t.equal(c.dataDir, './data');
-  t.same(c.rpc, { host: '127.0.0.1', port: 8545, maxBodyBytes: 1024 * 1024, maxBatch: 100, maxInFlight: 256, maxEventLoopLagMs: 500, retryAfterMs: 1000 });
+  t.same(c.rpc, {
+    host: '127.0.0.1',
+    port: 8545,
+    maxBodyBytes: 1024 * 1024,
+    maxBatch: 100,
+    maxInFlight: 256,
+    maxEventLoopLagMs: 500,
+    retryAfterMs: 1000,
+    verifyThreads: defaultVerifyThreads(),
+    verifyMaxQueuedCost: 12_000,
+    maxBatchCost: 6_000,
+  });
   t.equal(c.p2p.port, 30333);
   t.same([c.plugins.explorer.port, c.plugins.relay.port, c.plugins.kyc.port, c.plugins.wallet.port], [8081, 8082, 8083, 8084]);
   t.equal(c.log.level, 'info');
@@ -100,6 +112,8 @@ t.test('file validation names the key', async (t) => {
   badConfig(t, r({ rpc: { port: '8545' } }), 'rpc.port', /got "8545"/);
   badConfig(t, r({ rpc: { port: 1.5 } }), 'rpc.port', /integer/);
   badConfig(t, r({ rpc: 5 }), 'rpc', /must be an object/);
+  badConfig(t, r({ rpc: { maxBatchCost: 5169 } }), 'rpc.maxBatchCost', /from 5170 \(one proof over the largest credential\)/);
+  badConfig(t, r({ rpc: { verifyThreads: 0 } }), 'rpc.verifyThreads', /from 1 to 64/);
   badConfig(t, r({ log: { level: 'verbose' } }), 'log.level', /trace, debug, info, warn, error, fatal, silent/);
   badConfig(t, r({ mempool: { maxTransactions: 0 } }), 'mempool.maxTransactions', /positive integer/);
   badConfig(t, r({ p2p: { bootstrap: ['1.2.3.4:30333'] } }), 'p2p.bootstrap', /multiaddr/);

@@ -52,7 +52,11 @@ t.test('a one-validator node over real HTTP: transfers, DIDs, errors, and kill -
     t.match(await client.didResolve(dev.did), { id: dev.did, active: true, version_id: '1' });
     const resolved = await fetch(`${node.url}/1.0/identifiers/${dev.did}`, { headers: { accept: 'application/did+ld+json' } });
     t.equal(resolved.status, 200);
-    t.match(await resolved.json(), { didDocument: { id: dev.did }, didDocumentMetadata: { deactivated: false } });
+    t.match(resolved.headers.get('content-type'), /^application\/did\+ld\+json;/, 'the document itself');
+    t.match(await resolved.json(), { '@context': Array, id: dev.did, verificationMethod: [{ controller: dev.did }] });
+    const result = await fetch(`${node.url}/1.0/identifiers/${dev.did}`);
+    t.match(result.headers.get('content-type'), /^application\/ld\+json;profile="https:\/\/w3id\.org\/did-resolution"/, 'the resolution result by default');
+    t.match(await result.json(), { didDocument: { id: dev.did }, didDocumentMetadata: { deactivated: false } });
     r = await send(buildDidDeactivate({ senderPubkey: dev.publicKey, nonce: await client.getNonce(dev.address), did: dev.did }));
     t.equal(r.status, 'success');
     t.match(await client.didResolve(dev.did), { active: false, verificationMethod: [] });

@@ -18,9 +18,13 @@ export const CONFIG_FLAGS: Options = {
   'log-level': { type: 'string' },
   'attestation-auto': { type: 'string' },
   plugins: { type: 'string' },
+  'explorer-host': { type: 'string' },
   'explorer-port': { type: 'string' },
+  'relay-host': { type: 'string' },
   'relay-port': { type: 'string' },
+  'kyc-host': { type: 'string' },
   'kyc-port': { type: 'string' },
+  'wallet-host': { type: 'string' },
   'wallet-port': { type: 'string' },
 };
 
@@ -46,6 +50,8 @@ Options:
                            (default: true; false leaves attesting to the operator)
   --plugins <list>         all, none, or a comma-separated list of explorer,relay,kyc,wallet
   --explorer-port <port>   and --relay-port, --kyc-port, --wallet-port: plugin ports
+  --explorer-host <host>   and --relay-host, --kyc-host, --wallet-host: plugin listen
+                           addresses (default: 127.0.0.1)
 
 Every option also has an environment variable; see docs/operators.md.
 

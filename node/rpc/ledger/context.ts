@@ -2,6 +2,7 @@ import type { ConsensusStatus } from '../../consensus/engine.js';
 import type { Evidence } from '../../consensus/types.js';
 import type { Mempool } from '../../mempool/index.js';
 import type { ChainStore } from '../../state/chain-store.js';
+import type { VerifyPool } from '../verification/pool.js';
 
 /** What the `ledger_*` methods read and where they submit. */
 export interface RpcContext {
@@ -12,6 +13,8 @@ export interface RpcContext {
   store: ChainStore;
   mempool: Mempool;
   allowSubjectEnumeration: boolean;
+  /** where BBS proofs are verified, off the event loop */
+  verifier: VerifyPool;
   /** equivocation evidence seen by this node, oldest first */
   evidence: () => Evidence[];
   /** the consensus engine's status; undefined where no engine runs */

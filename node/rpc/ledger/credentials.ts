@@ -1,6 +1,4 @@
-import { verifyBbsProof } from '../../crypto/bbs.js';
 import { LedgerError } from '../../errors.js';
-import { fromHex } from '../../protocol/bytes.js';
 import { parseCredentialId } from '../../protocol/credential-id.js';
 import type { CredentialRecord } from '../../protocol/credential-records.js';
 import { parseDid } from '../../protocol/did.js';
@@ -8,7 +6,7 @@ import { credentialId, did, param } from '../params.js';
 import { defineMethod, type RpcMethod } from '../server.js';
 import type { RpcContext } from './context.js';
 import { credentialVerification, credentialViewOf } from './credential-view.js';
-import { bbsPresentationParams, bbsProofParam } from './identity.js';
+import { bbsCostOf, bbsInput, bbsPresentationParams, bbsProofParam } from './identity.js';
 
 /**
  * Credentials (seed 002): verification, listing by issuer and (behind its switch) by subject, BBS
@@ -72,20 +70,12 @@ export function credentialMethods(ctx: RpcContext): RpcMethod[] {
     defineMethod({
       name: 'ledger_bbsVerifyCredentialProof',
       params: [param('credential_id', credentialId()), bbsProofParam(), ...bbsPresentationParams()],
+      cost: (_id, proof, _header, _ph, messages) => bbsCostOf(proof, messages),
       handler: async (id, proof, header, ph, messages) => {
         const c = await registered(id);
         if (!c) return null;
         const revoked = c.revokedMs !== null;
-        const proofValid = c.bbs
-          ? await verifyBbsProof({
-              proof: fromHex(proof),
-              publicKey: c.bbs.publicKey,
-              header: fromHex(header),
-              presentationHeader: fromHex(ph),
-              disclosed: messages.map((m) => ({ index: m.index, message: fromHex(m.message) })),
-              totalMessageCount: c.bbs.messageCount,
-            })
-          : false;
+        const proofValid = c.bbs ? await ctx.verifier.verifyBbs(bbsInput(proof, c.bbs.publicKey, header, ph, messages, c.bbs.messageCount), bbsCostOf(proof, messages)) : false;
         return { valid: proofValid && !revoked, proof_valid: proofValid, is_bbs: c.bbs !== undefined, revoked, credential: await view(c) };
       },
     }),

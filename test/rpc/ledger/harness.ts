@@ -10,6 +10,7 @@ import { didForIdentifier } from '../../../node/protocol/did.js';
 import { parseJson, stringifyJson } from '../../../node/protocol/json.js';
 import { didKey, encodeDid, encodeValidator, validatorKey } from '../../../node/protocol/records.js';
 import { createMethods, type RpcContext } from '../../../node/rpc/ledger/index.js';
+import { createVerifyPool } from '../../../node/rpc/verification/pool.js';
 import { createRpcServer } from '../../../node/rpc/server.js';
 import { ChainStore } from '../../../node/state/chain-store.js';
 import { openDatabase } from '../../../node/state/db.js';
@@ -82,6 +83,8 @@ export async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumerat
     mempool,
     allowSubjectEnumeration: o.allowSubjectEnumeration ?? false,
     evidence: () => o.evidence ?? [],
+    // on the calling thread: these tests check answers, not where the work runs (test/rpc/verification/)
+    verifier: createVerifyPool({ threads: 0, maxQueuedCost: 100_000 }),
   };
   const server = createRpcServer({ methods: createMethods(ctx), maxEventLoopLagMs: 0 });
   let id = 0;

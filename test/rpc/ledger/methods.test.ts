@@ -293,7 +293,8 @@ t.test('bbsVerifyProof: valid vector, malformed values false, wrong types -32602
   t.equal(errorCode(await call('ledger_bbsVerifyProof', [...args.slice(0, 5), '10'])), -32602, 'count as a string');
   t.equal(errorCode(await call('ledger_bbsVerifyProof', [...args.slice(0, 4), [{ index: '0', message: 'aa' }], 10])), -32602);
   t.equal(errorCode(await call('ledger_bbsVerifyProof', [p.proof.toUpperCase(), ...args.slice(1)])), -32602, 'uppercase hex');
-  t.equal(errorCode(await call('ledger_bbsVerifyProof', ['00'.repeat(64 * 1024 + 1), ...args.slice(1)])), -32602, 'proof over 64 KiB');
+  t.equal(errorCode(await call('ledger_bbsVerifyProof', ['00'.repeat(33_040 + 1), ...args.slice(1)])), -32602, 'proof longer than one over 1024 hidden messages');
+  t.equal(errorCode(await call('ledger_bbsVerifyProof', [...args.slice(0, 5), 1025])), -32602, 'a total over 1024');
   const many = Array.from({ length: 1025 }, (_, index) => ({ index, message: '' }));
   t.equal(errorCode(await call('ledger_bbsVerifyProof', [...args.slice(0, 4), many, 1025])), -32602, 'over 1024 messages');
   t.equal(errorCode(await call('ledger_bbsVerifyProof', args.slice(0, 5))), -32602, 'missing total_message_count');

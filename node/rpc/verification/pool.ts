@@ -1,0 +1,82 @@
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { consistentShape, verifyBbsProof, type BbsProofInput } from '../../crypto/bbs.js';
+import { LedgerError } from '../../errors.js';
+import type { VerifyTask } from './worker.js';
+
+/**
+ * Where expensive RPC verification runs (docs/rpc.md, "Expensive verification"): a bounded pool
+ * of worker threads, so that consensus and cheap calls on the event loop are never delayed by it.
+ * The queue is bounded by cost, not by count, since one proof may cost a hundred times another:
+ * past `maxQueuedCost` units waiting or running, a call fails at once with VERIFY_QUEUE_FULL,
+ * which the RPC answers as busy. A call larger than the bound still runs on an idle pool.
+ */
+
+export interface VerifyPoolOptions {
+  /** worker threads; 0 runs the work on the calling thread (unit tests only) */
+  threads: number;
+  /** most work units waiting or running at once */
+  maxQueuedCost: number;
+}
+
+export interface VerifyPoolStats {
+  /** work units waiting or running now */
+  queuedCost: number;
+  /** calls waiting or running now */
+  pending: number;
+}
+
+export interface VerifyPool {
+  /** Verifies a BBS proof; `cost` is its price in work units (cost.ts). Malformed input is false at once. */
+  verifyBbs(input: BbsProofInput, cost: number): Promise<boolean>;
+  stats(): VerifyPoolStats;
+  close(): Promise<void>;
+}
+
+/** The default thread count: half the cores, at least 1 and at most 4, so consensus keeps a core. */
+export function defaultVerifyThreads(cores = availableParallelism()): number {
+  return Math.max(1, Math.min(4, Math.floor(cores / 2)));
+}
+
+export function createVerifyPool(opts: VerifyPoolOptions): VerifyPool {
+  let queuedCost = 0;
+  let pending = 0;
+  const pool = opts.threads > 0 ? startPiscina(opts.threads) : undefined;
+  const admitted = async <T>(cost: number, work: () => Promise<T>): Promise<T> => {
+    if (pending > 0 && queuedCost + cost > opts.maxQueuedCost) {
+      throw new LedgerError('VERIFY_QUEUE_FULL', `busy: ${queuedCost} work units of verification are queued, the limit is ${opts.maxQueuedCost}; this call costs ${cost}`, 'limit', {
+        queuedCost,
+        maxQueuedCost: opts.maxQueuedCost,
+        cost,
+      });
+    }
+    queuedCost += cost;
+    pending++;
+    try {
+      return await work();
+    } finally {
+      queuedCost -= cost;
+      pending--;
+    }
+  };
+  return {
+    verifyBbs: async (input, cost) => {
+      if (!consistentShape(input)) return false;
+      const task: VerifyTask = { op: 'bbs', input };
+      return admitted(cost, () => (pool ? (pool.run(task) as Promise<boolean>) : verifyBbsProof(input)));
+    },
+    stats: () => ({ queuedCost, pending }),
+    close: async () => {
+      await pool?.destroy();
+    },
+  };
+}
+
+function startPiscina(threads: number): Piscina {
+  // Under the TypeScript loader (tests) this module is a .ts file; built, it is .js.
+  const filename = fileURLToPath(import.meta.url).replace(/pool\.(ts|js)$/, (_m, ext: string) => `worker.${ext}`);
+  // Threads start on the first call and leave after a minute idle: a node nobody asks for proofs
+  // pays nothing. Piscina's own queue is unbounded: the cost bound above is the one that counts.
+  return new Piscina({ filename, minThreads: 0, maxThreads: threads, idleTimeout: 60_000 });
+}

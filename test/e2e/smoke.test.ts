@@ -1,0 +1,39 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+
+/**
+ * The smoke run CI also does on a second Node.js major (scripts/smoke.ts, from the build): here on
+ * the default Node.js. It must pass without a single process warning, and a warning must fail it.
+ */
+const SMOKE = fileURLToPath(new URL('../../dist/scripts/smoke.js', import.meta.url));
+
+function runSmoke(flags: string[]): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  const began = Date.now();
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [...flags, SMOKE], { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - began }));
+  });
+}
+
+t.test('start, a transfer, a DID, the explorer: ok, with no warning, within the time budget', async (t) => {
+  const run = await runSmoke([]);
+  t.equal(run.code, 0, run.stderr);
+  t.match(run.stdout, new RegExp(`^node ${process.versions.node.split('.')[0]} smoke: ok`));
+  t.equal(run.stderr, '', 'nothing on stderr: no process warning from the smoke run');
+  t.ok(run.ms < 60_000, `took ${run.ms} ms`);
+});
+
+t.test('a process warning in the node fails the smoke run', async (t) => {
+  // a preload that warns as a deprecated API would; the smoke hands its flags to the node it starts
+  const warn = `--import=data:text/javascript,process.emitWarning("a deprecated call","DeprecationWarning","DEP0999")`;
+  const run = await runSmoke([warn]);
+  t.equal(run.code, 1);
+  t.match(run.stderr, /smoke: FAILED: .*process warning: .*DeprecationWarning: a deprecated call/);
+  t.notMatch(run.stdout, /smoke: ok/);
+});

@@ -1,0 +1,82 @@
+import t from 'tap';
+import { toHex } from '../../node/protocol/bytes.js';
+import { RPC_BUSY, RPC_INTERNAL_ERROR, RPC_LIMIT_EXCEEDED } from '../../node/rpc/errors.js';
+import { makeBbsProof } from '../../bench/lib/bbs-proof.js';
+import { runCli, startNodeProcess, tempDataDir } from './harness.js';
+
+/**
+ * A flood of the most expensive unauthenticated call, BBS proof verification, against a real node
+ * process: consensus and cheap calls must not notice it (the proofs run in the worker pool), and
+ * what the pool cannot take is answered at once as busy or over budget.
+ */
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+async function post(url: string, payload: unknown): Promise<Answer> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+t.test('ledger_blockNumber stays fast and blocks keep coming while BBS proofs flood in', async (t) => {
+  const dir = await tempDataDir(t);
+  t.equal((await runCli(['init', '--data-dir', dir])).code, 0);
+  const node = await startNodeProcess(t, dir);
+  // 256 messages: over a second of verification each on this machine; on the event loop, four
+  // such clients would leave it no time for anything else
+  const p = await makeBbsProof(256, 8);
+  const params = [toHex(p.proof), toHex(p.publicKey), toHex(p.header), toHex(p.presentationHeader), p.disclosed.map((d) => ({ index: d.index, message: toHex(d.message) })), p.totalMessageCount];
+  const verify = (id: number) => ({ jsonrpc: '2.0', id, method: 'ledger_bbsVerifyProof', params });
+  const blockNumber = async () => (await post(node.url, { jsonrpc: '2.0', id: 0, method: 'ledger_blockNumber', params: [] })).body.result as number;
+
+  const answers: Answer[] = [];
+  const latencies: number[] = [];
+  const floodMs = 8_000;
+  const startHeight = await blockNumber();
+  const end = Date.now() + floodMs;
+  const client = async (batchOf: number) => {
+    for (let id = 1; Date.now() < end; id++) answers.push(await post(node.url, batchOf === 1 ? verify(id) : Array.from({ length: batchOf }, (_, i) => verify(id * 10 + i))));
+  };
+  const probe = async () => {
+    while (Date.now() < end) {
+      const started = performance.now();
+      await blockNumber();
+      latencies.push(performance.now() - started);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  await Promise.all([client(1), client(1), client(1), client(1), client(5), client(5), probe()]);
+  const endHeight = await blockNumber();
+
+  latencies.sort((a, b) => a - b);
+  const [p50, p99] = [percentile(latencies, 50), percentile(latencies, 99)];
+  t.comment(`ledger_blockNumber during the flood: ${latencies.length} calls, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
+  t.comment(`blocks during the flood: ${endHeight - startHeight} in ${floodMs / 1000} s`);
+  t.ok(p50 < 250, `blockNumber p50 ${p50.toFixed(1)} ms`);
+  t.ok(latencies.at(-1)! < 2_000, `blockNumber max ${latencies.at(-1)!.toFixed(1)} ms`);
+  t.ok(endHeight - startHeight >= 3, `blocks kept coming (${endHeight - startHeight} in ${floodMs / 1000} s; an idle node makes one at least every second)`);
+
+  const items = answers.flatMap((a) => (Array.isArray(a.body) ? a.body : [a.body]));
+  const count = (f: (i: any) => boolean) => items.filter(f).length;
+  const verified = count((i) => i.result === true);
+  const busy = items.filter((i) => i.error?.code === RPC_BUSY);
+  const overBudget = items.filter((i) => i.error?.code === RPC_LIMIT_EXCEEDED);
+  t.comment(`proof answers: ${verified} verified, ${busy.length} busy, ${overBudget.length} over the batch budget, of ${items.length}`);
+  t.ok(verified >= 2, 'proofs are verified all the while');
+  t.equal(count((i) => i.result === false), 0, 'no valid proof is called invalid');
+  t.equal(count((i) => i.error?.code === RPC_INTERNAL_ERROR), 0, 'no internal error');
+  t.equal(verified + busy.length + overBudget.length, items.length, 'every answer is a result, busy or over budget');
+  t.ok(busy.length > 0, 'past the queue bound the pool answers busy');
+  t.ok(
+    busy.every((b) => b.error.data.reason === 'verify_queue_full' && b.error.data.code === 'VERIFY_QUEUE_FULL' && b.error.data.retryAfterMs > 0),
+    'busy answers say why and when to retry',
+  );
+  t.ok(overBudget.length > 0 && overBudget.every((o) => o.error.data.code === 'BATCH_COST_EXCEEDED'), 'the fifth proof of a batch is over its budget');
+  t.ok(answers.every((a) => a.status === 200 || (a.status === 503 && !Array.isArray(a.body))), 'no 5xx but a lone busy answer');
+  t.equal(node.proc.exitCode, null, 'the node is still running');
+});

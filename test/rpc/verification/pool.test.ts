@@ -1,0 +1,74 @@
+import t from 'tap';
+import { isLedgerError } from '../../../node/errors.js';
+import { bbsVerifyCost } from '../../../node/rpc/verification/cost.js';
+import { createVerifyPool, defaultVerifyThreads } from '../../../node/rpc/verification/pool.js';
+import { makeBbsProof } from '../../../bench/lib/bbs-proof.js';
+import { rejection } from '../../fixtures/wait.js';
+
+/** The longest gap between 10 ms ticks of the event loop while `work` runs. */
+async function longestStall(work: () => Promise<unknown>): Promise<number> {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 10);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  // a loop blocked to the end never ran the timer: the gap since its last tick counts too
+  return Math.max(longest, performance.now() - last);
+}
+
+t.test('a proof verified in the pool leaves the event loop free; on the calling thread it does not', async (t) => {
+  // about 0.3 s of verification on an idle machine: long enough to tell the two apart
+  const proof = await makeBbsProof(64, 4);
+  const cost = bbsVerifyCost(64);
+  const pool = createVerifyPool({ threads: 1, maxQueuedCost: 10 * cost });
+  t.teardown(() => pool.close());
+  t.equal(await pool.verifyBbs(proof, cost), true, 'a warm-up call starts the thread');
+
+  let inPool = false;
+  const pooled = await longestStall(async () => (inPool = await pool.verifyBbs(proof, cost)));
+  t.equal(inPool, true);
+  const inline = createVerifyPool({ threads: 0, maxQueuedCost: 10 * cost });
+  let onThread = false;
+  const blocked = await longestStall(async () => (onThread = await inline.verifyBbs(proof, cost)));
+  t.equal(onThread, true);
+  t.ok(blocked > 150, `on the calling thread the loop stalls (${Math.round(blocked)} ms)`);
+  t.ok(pooled < blocked / 3, `in the pool it keeps ticking (longest gap ${Math.round(pooled)} ms, against ${Math.round(blocked)} ms)`);
+});
+
+t.test('a tampered proof is false, and a malformed one is false without queueing', async (t) => {
+  const proof = await makeBbsProof(8, 2);
+  const pool = createVerifyPool({ threads: 1, maxQueuedCost: 1 });
+  t.teardown(() => pool.close());
+  const tampered = { ...proof, presentationHeader: new TextEncoder().encode('another nonce') };
+  t.equal(await pool.verifyBbs(tampered, 1), false);
+  const busy = pool.verifyBbs(proof, 1);
+  t.equal(await pool.verifyBbs({ ...proof, totalMessageCount: 9 }, 1), false, 'a shape that cannot be a proof is answered at once, even with the queue full');
+  t.equal(await busy, true);
+});
+
+t.test('the queue is bounded by cost: past it a call fails at once with VERIFY_QUEUE_FULL', async (t) => {
+  const proof = await makeBbsProof(64, 1);
+  const cost = bbsVerifyCost(64);
+  const pool = createVerifyPool({ threads: 1, maxQueuedCost: 2 * cost });
+  t.teardown(() => pool.close());
+  const first = pool.verifyBbs(proof, cost);
+  const second = pool.verifyBbs(proof, cost);
+  t.same(pool.stats(), { queuedCost: 2 * cost, pending: 2 });
+  const refused = await rejection(pool.verifyBbs(proof, cost), Error);
+  t.ok(isLedgerError(refused));
+  t.match(refused, { code: 'VERIFY_QUEUE_FULL', kind: 'limit', data: { queuedCost: 2 * cost, maxQueuedCost: 2 * cost, cost } });
+  t.same(await Promise.all([first, second]), [true, true]);
+  t.same(pool.stats(), { queuedCost: 0, pending: 0 }, 'finished work leaves the queue');
+  t.equal(await pool.verifyBbs(proof, 100 * cost), true, 'a call larger than the bound still runs on an idle pool');
+});
+
+t.test('default threads: half the cores, from 1 to 4', async (t) => {
+  t.same([1, 2, 3, 4, 8, 64].map((n) => defaultVerifyThreads(n)), [1, 1, 1, 2, 4, 4]);
+});
