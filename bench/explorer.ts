@@ -16,32 +16,17 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Registry } from 'prom-client';
 import { WebSocket } from 'ws';
-import { buildGenesisBlock } from '../node/chain/genesis-block.js';
-import { keyPairFromSeed } from '../node/crypto/ed25519.js';
-import { createLogger } from '../node/logging.js';
-import { Mempool } from '../node/mempool/index.js';
 import { HeadSignal, committedBlocks } from '../node/plugins/block-stream.js';
-import { PluginHost } from '../node/plugins/host.js';
-import { addressBytesFromPublicKey, formatAddress } from '../node/protocol/address.js';
-import { blockHash, transactionsRoot, type Block, type BlockHeader } from '../node/protocol/block.js';
-import { toHex } from '../node/protocol/bytes.js';
-import { MIN_VALIDATOR_STAKE } from '../node/protocol/params.js';
-import { SUCCESS, type Receipt } from '../node/protocol/receipt.js';
-import { signTransaction, transactionHash, type Transaction } from '../node/protocol/transaction.js';
-import { ChainStore } from '../node/state/chain-store.js';
-import { openDatabase, type Database } from '../node/state/db.js';
-import { createExplorer } from '../plugins/explorer/index.js';
+import type { ChainStore } from '../node/state/chain-store.js';
+import type { Database } from '../node/state/db.js';
 import { indexBlocks, Indexer } from '../plugins/explorer/indexer.js';
+import { BenchChain, CHAIN_OPTIONS } from './lib/explorer-chain.js';
 import { latencySummary, machine, percentile } from './lib/stats.js';
 
 const { values } = parseArgs({
   options: {
-    'small-blocks': { type: 'string', default: '2000' },
-    'big-blocks': { type: 'string', default: '1000' },
-    'txs-per-block': { type: 'string', default: '100' },
-    senders: { type: 'string', default: '50' },
+    ...CHAIN_OPTIONS,
     samples: { type: 'string', default: '200' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -52,49 +37,7 @@ if (values.help) {
   process.exit(0);
 }
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const CHAIN = 'bench-explorer';
 const TARGETS = { catch_up_small_blocks_per_s: 2000, rest_deep_page_p95_ms: 50, ws_push_p99_ms: 100 };
-const senders = Array.from({ length: Number(values.senders) }, (_, i) => keyPairFromSeed(new Uint8Array(32).fill(i + 1)));
-const validator = keyPairFromSeed(new Uint8Array(32).fill(200));
-const nonces = new Map<number, bigint>();
-let txCount = 0;
-
-/** Appends one block of `n` signed transfers, round-robin over the senders, with success receipts. */
-async function commit(store: ChainStore, n: number): Promise<void> {
-  const head = store.head()!;
-  const seq = head.seq + 1;
-  const transactions: Transaction[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = txCount++ % senders.length;
-    const nonce = nonces.get(s) ?? 0n;
-    nonces.set(s, nonce + 1n);
-    const to = addressBytesFromPublicKey(senders[(s + 1) % senders.length]!.publicKey);
-    transactions.push(signTransaction(CHAIN, { senderPubkey: senders[s]!.publicKey, nonce, payload: { kind: 'Transfer', to, amount: 1n } }, senders[s]!.seed));
-  }
-  const header: BlockHeader = {
-    height: head.height + 1,
-    round: head.height + 1,
-    parentHash: head.hash,
-    stateRoot: head.stateRoot,
-    transactionsRoot: transactionsRoot(CHAIN, transactions),
-    timestampMs: Date.now(),
-    proposer: addressBytesFromPublicKey(validator.publicKey),
-    justify: { round: head.height, height: head.height, blockHash: head.hash, signers: Uint8Array.of(1), signature: new Uint8Array(96) },
-  };
-  const block: Block = { header, hash: blockHash(header), transactions };
-  const receipts: Receipt[] = transactions.map((tx, i) => ({
-    tx_hash: transactionHash(CHAIN, tx),
-    status: SUCCESS,
-    block_height: header.height,
-    fee_paid: 1000n,
-    events: [],
-    block_hash: toHex(block.hash),
-    block_seq: seq,
-    tx_index: i,
-  }));
-  await store.commitBlock({ block, seq, changes: [], treeNodes: new Map(), receipts });
-}
-
 /** Indexes from the indexer's cursor up to `upTo` (a seq) and returns blocks/s and tx/s. */
 async function catchUp(store: ChainStore, db: Database, upTo: number) {
   const indexer = new Indexer({ store: db.pluginStore('explorer'), network: 'testnet', credential: () => Promise.resolve(undefined) });
@@ -119,44 +62,21 @@ async function catchUp(store: ChainStore, db: Database, upTo: number) {
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'ledger-bench-explorer-'));
   const load = loadavg()[0];
-  const db = await openDatabase(join(dir, 'chain'));
+  const chain = await BenchChain.open(dir, Number(values.senders));
+  const { db, store } = chain;
   try {
-    const store = await ChainStore.open(db, { chainId: CHAIN });
-    const g = await buildGenesisBlock({
-      genesisTimeMs: Date.now(),
-      accounts: [],
-      validators: [{ address: addressBytesFromPublicKey(validator.publicKey), ed25519PublicKey: validator.publicKey, blsPublicKey: new Uint8Array(48).fill(1), stake: MIN_VALIDATOR_STAKE, reputation: 0 }],
-    });
-    await store.initGenesis(g.block, g.changes, g.treeNodes);
     const small = Number(values['small-blocks']);
     const big = Number(values['big-blocks']);
     const per = Number(values['txs-per-block']);
-    const built = performance.now();
-    for (let i = 0; i < small; i++) await commit(store, 1);
-    const smallTop = store.head()!.seq;
-    for (let i = 0; i < big; i++) await commit(store, per);
-    const top = store.head()!.seq;
-    console.log(`built ${top} blocks, ${txCount} transactions in ${Math.round((performance.now() - built) / 1000)} s`);
+    const { smallTop, top } = await chain.build(small, big, per);
 
     const smallRun = await catchUp(store, db, smallTop);
     // --big-blocks 0 measures the small blocks on a chain of nothing else
     const bigRun = top > smallTop ? await catchUp(store, db, top) : null;
 
-    const head = new HeadSignal();
-    const host = new PluginHost({
-      chainId: CHAIN,
-      network: 'testnet',
-      store,
-      db,
-      mempool: new Mempool({ chainId: CHAIN, network: 'testnet', state: store.stateReader() }),
-      head,
-      metrics: new Registry(),
-      log: createLogger({ level: 'silent' }),
-    });
-    const [state] = await host.start([createExplorer()], { explorer: { enabled: true, host: '127.0.0.1', port: 0 } });
-    const url = (state as { url: string }).url;
+    const { url, head, stop } = await chain.startExplorer();
     try {
-      const address = formatAddress(addressBytesFromPublicKey(senders[0]!.publicKey));
+      const address = chain.address(0);
       const first = (await (await fetch(`${url}/api/v1/addresses/${address}/txs?limit=100`)).json()) as { total: number };
       const pages = Math.ceil(first.total / 100);
       const rest: number[] = [];
@@ -182,7 +102,7 @@ async function main(): Promise<void> {
           };
           ws.on('message', onMessage);
         });
-        await commit(store, 1);
+        await chain.commit(1);
         const t0 = performance.now();
         head.committed();
         await got;
@@ -192,7 +112,7 @@ async function main(): Promise<void> {
 
       const result = {
         bench: 'explorer',
-        chain: { blocks: top + 1, transactions: txCount, small_blocks: small, big_blocks: big, txs_per_big_block: per },
+        chain: { blocks: top + 1, transactions: chain.txCount, small_blocks: small, big_blocks: big, txs_per_big_block: per },
         catch_up_small_blocks: smallRun,
         catch_up_big_blocks: bigRun,
         rest_address_history_deep_pages_ms: { ...latencySummary(rest), p95: Math.round(percentile([...rest].sort((a, b) => a - b), 95)), pages, limit: 100 },
@@ -212,7 +132,7 @@ async function main(): Promise<void> {
       await writeFile(out, JSON.stringify(result, null, 1) + '\n');
       console.log(`wrote ${out}`);
     } finally {
-      await host.stop();
+      await stop();
     }
   } finally {
     await db.close();

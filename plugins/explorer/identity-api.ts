@@ -66,6 +66,12 @@ export function mountIdentityApi(ctx: PluginContext): void {
     const data = (await Promise.all(dids.map((did) => getJson<IssuerStats>(store, `issuer:${did}`)))).filter((s) => s !== undefined);
     r.json(200, { data, total: await getNumber(store, 'count:issuers'), page: p.page, limit: p.limit });
   });
+  route(/^\/api\/v1\/credentials\/issuers\/(did:[^/]{1,200})$/, async (r) => {
+    const did = didParam(r.params[0]!, ctx.network);
+    const stats = await getJson<IssuerStats>(store, `issuer:${did}`);
+    if (!stats) return r.problem(404, `no registered credential has the issuer ${did}`);
+    r.json(200, stats);
+  });
   route(/^\/api\/v1\/credentials\/([^/]{1,100})$/, async (r) => {
     let id: Uint8Array;
     try {

@@ -7,6 +7,7 @@ import { indexBlocks, Indexer } from './indexer.js';
 import { mountSearchApi } from './search-api.js';
 import { mountStatsApi } from './stats-api.js';
 import { mountValidatorsApi } from './validators-api.js';
+import { mountWebApp } from './web.js';
 
 const NEXT_SEQ = 'ledger_explorer_next_seq';
 
@@ -18,7 +19,8 @@ function nextSeqGauge(ctx: PluginContext): Gauge {
 
 /**
  * The explorer (seed 002): indexes committed blocks from the plugin context's block stream into
- * its own namespace, serves the REST API and the WebSocket feed on its own port (default 8081).
+ * its own namespace, serves the REST API, the WebSocket feed and the web app (`/`) on its own
+ * port (default 8081).
  * Docs: docs/explorer.md.
  */
 export function createExplorer(): Plugin {
@@ -34,6 +36,7 @@ export function createExplorer(): Plugin {
       mountIdentityApi(ctx);
       mountStatsApi(ctx);
       mountSearchApi(ctx);
+      mountWebApp(ctx.http);
       const live = new Feed(ctx.http.server, ctx.log);
       feed = live;
       const from = await indexer.cursor();

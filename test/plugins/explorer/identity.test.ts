@@ -73,6 +73,10 @@ t.test('DID and credential rows, issuer stats, filters, live fields, and the rou
 
   const issuers = await get('/api/v1/credentials/issuers');
   t.match(issuers.body, { total: 1, data: [{ issuer_did: issuerDid, credentials_issued: 2, active_credentials: 1, revoked_credentials: 1 }] }, '"issuers" is not read as an id');
+  const stats = await get(`/api/v1/credentials/issuers/${issuerDid}`);
+  t.same(stats.body, issuers.body.data[0], "one issuer's stats, as in the list");
+  t.equal((await get(`/api/v1/credentials/issuers/${subjectDid}`)).status, 404, 'a DID that issued nothing');
+  t.equal((await get('/api/v1/credentials/issuers/did:ledger:testnet:0OIl')).status, 400, 'not a DID');
   const one = await get(`/api/v1/credentials/${ids[0]}`);
   t.match(one.body, { credential_id: urns[0], verification: { valid: true, revoked: false, credential: { id: urns[0] } } });
   t.match((await get(`/api/v1/credentials/${urns[1]}`)).body, { verification: { valid: false, revoked: true } });
