@@ -3,8 +3,8 @@ import { impliedMessageCount, MAX_BBS_MESSAGES } from '../../crypto/bbs.js';
 /**
  * What expensive RPC work costs, in work units of about one millisecond of one core
  * (docs/rpc.md, "Expensive verification"). The numbers are the measured BBS verification times,
- * rounded up: about 45 ms plus 4.5 ms per message of the signed credential, whether disclosed or
- * hidden (`npm run bench:bbs` prints them for this machine).
+ * rounded up: about 43 ms plus 4.3 ms per message of the signed credential, whether disclosed or
+ * hidden (`npm run bench:bbs` prints them for a machine).
  */
 
 const BBS_BASE_COST = 50;
