@@ -111,6 +111,22 @@ interface CostBudget {
   spent: number;
 }
 
+/**
+ * Charges `cost` to the payload's budget, or throws the -32005 refusal when it would go past it.
+ * A method charges after its params check and before any await, so a batch is charged in its
+ * order; params that fail their checks cost nothing.
+ */
+function charge(budget: CostBudget, name: string, cost: number): void {
+  if (budget.spent + cost > budget.max) {
+    throw new RpcMethodError(
+      RPC_LIMIT_EXCEEDED,
+      `this ${name} costs ${cost} work units and the request's budget has ${budget.max - budget.spent} of ${budget.max} left; send it in a batch of its own or a later one`,
+      { code: 'BATCH_COST_EXCEEDED', cost, spent: budget.spent, maxBatchCost: budget.max },
+    );
+  }
+  budget.spent += cost;
+}
+
 /** A response payload, and the busy data when the request as a whole was refused as busy. */
 interface Processed {
   answer: JSONRPCResponse | JSONRPCResponse[] | undefined;
@@ -161,9 +177,9 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
     }
   };
   const writes = new Set(opts.methods.filter((m) => m.write).map((m) => m.name));
-  const costed = new Map(opts.methods.filter((m) => m.cost).map((m) => [m.name, m]));
   // The package logs every thrown error with console.warn by default; we log internal ones only.
-  const lib = new JSONRPCServer({ errorListener: () => undefined });
+  // each payload's cost budget travels to the methods as the library's server params
+  const lib = new JSONRPCServer<CostBudget>({ errorListener: () => undefined });
   lib.mapErrorToJSONRPCErrorResponse = (id, err) => {
     const e = toRpcError(err, { retryAfterMs });
     return errorResponse(id, e.code, e.message, e.data);
@@ -174,13 +190,16 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
   for (const method of opts.methods) {
     if (lib.hasMethod(method.name)) throw new LedgerError('RPC_DUPLICATE_METHOD', `method ${method.name} is defined twice`, 'internal');
     const handler = method.handler as (...args: unknown[]) => unknown;
-    lib.addMethodAdvanced(method.name, async (request) => {
+    const cost = method.cost as ((...args: unknown[]) => number) | undefined;
+    lib.addMethodAdvanced(method.name, async (request, budget) => {
       const params = request.params ?? [];
       if (!Array.isArray(params)) {
         throw new RpcMethodError(RPC_INVALID_PARAMS, 'invalid params: params must be a positional array; named params (an object) are not supported');
       }
+      const args = checkParams(method.name, method.params, params);
+      if (cost) charge(budget, method.name, cost(...args));
       try {
-        const result = await handler(...checkParams(method.name, method.params, params));
+        const result = await handler(...args);
         return request.id === undefined ? null : { jsonrpc: '2.0', id: request.id, result: result === undefined ? null : result };
       } catch (err) {
         const reason = busyReasonOf(err);
@@ -199,28 +218,6 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
     return busyError('event_loop_lag', message, retryAfterMs, { lagMs: Math.round(lagging), maxLagMs: maxLag });
   };
 
-  /**
-   * The -32005 refusal of a costed request that would take `budget` past its limit, or undefined
-   * (and the cost is charged). Charged synchronously, in the batch's order. Params that fail their
-   * checks cost nothing here: the method answers -32602 without any work.
-   */
-  const budgetRefusal = (request: JSONRPCRequest, budget: CostBudget) => {
-    const method = costed.get(request.method);
-    if (!method || !Array.isArray(request.params)) return undefined;
-    let cost: number;
-    try {
-      cost = (method.cost as (...args: unknown[]) => number)(...checkParams(method.name, method.params, request.params));
-    } catch {
-      return undefined;
-    }
-    if (budget.spent + cost <= budget.max) {
-      budget.spent += cost;
-      return undefined;
-    }
-    const message = `this ${method.name} costs ${cost} work units and the request's budget has ${budget.max - budget.spent} of ${budget.max} left; send it in a batch of its own or a later one`;
-    return { code: RPC_LIMIT_EXCEEDED, message, data: { code: 'BATCH_COST_EXCEEDED', cost, spent: budget.spent, maxBatchCost: budget.max } };
-  };
-
   const one = async (item: unknown, lagging: number | undefined, budget: CostBudget): Promise<JSONRPCResponse | null> => {
     const problem = envelopeProblem(item);
     if (problem !== undefined) {
@@ -228,9 +225,9 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
       return errorResponse(id, RPC_INVALID_REQUEST, `invalid request: ${problem}`);
     }
     const request = item as unknown as JSONRPCRequest;
-    const refused = lagRefusal(request, lagging) ?? budgetRefusal(request, budget);
+    const refused = lagRefusal(request, lagging);
     if (refused) return request.id === undefined ? null : errorResponse(request.id, refused.code, refused.message, refused.data);
-    return lib.receive(request);
+    return lib.receive(request, budget);
   };
 
   let inFlight = 0;
