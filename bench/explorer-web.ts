@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { BenchChain, CHAIN_OPTIONS } from './lib/explorer-chain.js';
-import { launchBenchChromium } from './lib/chromium.js';
+import { launchHeadlessChromium } from './lib/chromium.js';
 import { latencySummary, machine } from './lib/stats.js';
 
 const { values } = parseArgs({
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     const address = chain.address(0);
     const history = (await (await fetch(`${url}/api/v1/addresses/${address}/txs?limit=1`)).json()) as { total: number };
     const block = top.height - 1;
-    const browser = await launchBenchChromium();
+    const browser = await launchHeadlessChromium();
     closers.push(() => browser.close());
     const load = loadavg();
     const pages = {

@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import t from 'tap';
 import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
 import { HttpServer } from '../../node/http/server.js';
@@ -9,6 +8,7 @@ import { RESOLVER_PATH, resolverRoute } from '../../node/rpc/resolver.js';
 import { ChainStore } from '../../node/state/chain-store.js';
 import { openDatabase } from '../../node/state/db.js';
 import { genesis, nextBlock } from '../fixtures/chain-blocks.js';
+import { rawRequest } from '../fixtures/raw-http.js';
 
 /** The resolver route as the node mounts it, over a real ChainStore holding an active and a deactivated DID, fetched over HTTP. */
 
@@ -45,24 +45,16 @@ t.before(async () => {
   await store.commitBlock(await nextBlock(store, { puts }));
   const http = new HttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1024 * 1024 });
   http.route('GET', RESOLVER_PATH, resolverRoute({ network: NETWORK, lookup: (id) => store.dids.get(id) }));
-  const { port } = await http.listen();
+  ({ port } = await http.listen());
   t.teardown(() => http.close());
-  base = `http://127.0.0.1:${port}/1.0/identifiers/`;
 });
-let base = '';
+let port = 0;
+const base = '/1.0/identifiers/';
 
-/** A GET over node:http, so that "no Accept" really sends none (fetch adds one). */
-function get(did: string, accept?: string): Promise<{ status: number; type?: string; vary?: string; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = request(base + did, { headers: accept === undefined ? {} : { accept } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], vary: res.headers.vary, body: JSON.parse(text) as Record<string, unknown> }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+/** A GET with exactly the Accept given, so that "no Accept" really sends none (fetch adds one). */
+async function get(did: string, accept?: string): Promise<{ status: number; type?: string; vary?: string; body: Record<string, unknown> }> {
+  const res = await rawRequest(port, { path: base + did, headers: accept === undefined ? {} : { accept } });
+  return { status: res.status, type: res.headers['content-type'], vary: res.headers.vary, body: JSON.parse(res.body.toString('utf8')) as Record<string, unknown> };
 }
 
 const resultShape = { didDocument: { id: ACTIVE, '@context': Array }, didDocumentMetadata: { deactivated: false, versionId: '1' }, didResolutionMetadata: { contentType: 'application/did+ld+json', retrieved: String } };

@@ -1,5 +1,6 @@
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { parseJson } from '../../../node/protocol/json.js';
+import { rawRequest } from '../../fixtures/raw-http.js';
 
 /** One HTTP request of a fuzz case, sent as is. */
 export interface HttpCase {
@@ -25,27 +26,17 @@ export interface HttpAnswer {
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
 /** Sends the case byte for byte: the path as written (fetch would resolve `%2e%2e`), the body as given. */
-export function send(url: string, c: HttpCase): Promise<HttpAnswer> {
-  const { hostname, port } = new URL(url);
-  const headers: Record<string, string> = {};
+export async function send(url: string, c: HttpCase): Promise<HttpAnswer> {
   const type = c.contentType === undefined ? 'application/json' : c.contentType;
-  if (type !== null) headers['content-type'] = type;
-  const body = c.body === undefined ? undefined : Buffer.from(c.body);
-  if (body) headers['content-length'] = String(body.length);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path: c.path ?? '/', method: c.method ?? 'POST', headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => {
-        const h = (name: string) => (res.headers[name] === undefined ? null : String(res.headers[name]));
-        resolve({ status: res.statusCode ?? 0, retryAfter: h('retry-after'), contentType: h('content-type'), body: Buffer.concat(chunks) });
-      });
-      res.on('error', reject);
-    });
-    // the node may answer (413) and close before it has read the whole body
-    req.on('error', reject);
-    req.end(body);
+  const res = await rawRequest(new URL(url).port, {
+    method: c.method ?? 'POST',
+    path: c.path ?? '/',
+    headers: type === null ? {} : { 'content-type': type },
+    ...(c.body === undefined ? {} : { body: Buffer.from(c.body) }),
+    agent,
   });
+  const h = (name: string) => (res.headers[name] === undefined ? null : String(res.headers[name]));
+  return { status: res.status, retryAfter: h('retry-after'), contentType: h('content-type'), body: res.body };
 }
 
 export interface Verdict {
