@@ -5,13 +5,14 @@ import type { KycBase } from '../services.js';
 import type { JobStore } from '../issuance/jobs.js';
 import { authorizationServerMetadata, credentialIssuerMetadata, KYC_CONFIGURATION_ID } from './metadata.js';
 import { ACCESS_TOKEN_TTL_SECONDS, C_NONCE_TTL_SECONDS, MAX_TX_CODE_FAILURES, tokenHash, type AccessToken, type Offer, type OfferStore } from './offers.js';
+import { verifyProofJwt } from './proof-jwt.js';
 import { subjectProofVerifier } from './proof-key.js';
 
 /**
  * The OpenID4VCI token and credential endpoints (pre-authorized code flow), with the request
  * parsing and checks of the `@openid4vc` server helpers: the token request is parsed and its code
- * and tx_code verified by Oauth2AuthorizationServer, the credential request parsed and its proof
- * verified by Openid4vciIssuer. Answers are OAuth 2.0 error bodies (`error`, `error_description`),
+ * and tx_code verified by Oauth2AuthorizationServer, the credential request parsed by Openid4vciIssuer
+ * and its proof checked by proof-jwt.ts. Answers are OAuth 2.0 error bodies (`error`, `error_description`),
  * which is what wallets read, not Problem Details.
  */
 
@@ -26,6 +27,8 @@ const random = (n: number): Uint8Array => randomBytes(n);
 const noSigning = (): never => {
   throw new Error('the KYC OpenID4VCI issuer signs no JWTs');
 };
+// the library's parsers verify no JWT here (no DPoP, no client attestation); the holder's proof is checked by proof-jwt.ts
+const noJwts: VerifyJwtCallback = () => ({ verified: false });
 
 const oauthError = (error: string, description: string, status = 400): Oauth2ServerErrorResponseError =>
   new Oauth2ServerErrorResponseError({ error, error_description: description }, { status });
@@ -56,8 +59,8 @@ export class Oid4vciServer {
     } as unknown as IssuerMetadataResult;
   }
 
-  private callbacks(verifyJwt: VerifyJwtCallback) {
-    return { hash, generateRandom: random, signJwt: noSigning, verifyJwt, clientAuthentication: clientAuthenticationAnonymous() };
+  private callbacks() {
+    return { hash, generateRandom: random, signJwt: noSigning, verifyJwt: noJwts, clientAuthentication: clientAuthenticationAnonymous() };
   }
 
   /** POST token: a form-encoded pre-authorized code grant, with the tx_code when the offer has one. */
@@ -67,7 +70,7 @@ export class Oid4vciServer {
       // issuer on loopback is plain http
       const { resource, ...rest } = form;
       if (resource !== undefined && resource !== this.base.publicUrl()) throw oauthError('invalid_target', `resource must be this issuer, ${this.base.publicUrl()}`);
-      const server = new Oauth2AuthorizationServer({ callbacks: this.callbacks(() => ({ verified: false as const })) });
+      const server = new Oauth2AuthorizationServer({ callbacks: this.callbacks() });
       const parsed = server.parseAccessTokenRequest({ request, accessTokenRequest: rest });
       if (parsed.grant.grantType !== 'urn:ietf:params:oauth:grant-type:pre-authorized_code') {
         throw oauthError(Oauth2ErrorCodes.UnsupportedGrantType, 'only the pre-authorized code grant is supported');
@@ -126,7 +129,7 @@ export class Oid4vciServer {
       if (!offer || !stored) throw oauthError(Oauth2ErrorCodes.CredentialRequestDenied, 'the offer of this token has no credential');
       if (stored.revoked) throw oauthError(Oauth2ErrorCodes.CredentialRequestDenied, 'this credential was revoked');
       const metadata = this.metadataResult();
-      const issuer = new Openid4vciIssuer({ callbacks: this.callbacks(subjectProofVerifier(this.base.chain, stored.subjectDid)) });
+      const issuer = new Openid4vciIssuer({ callbacks: this.callbacks() });
       const parsed = issuer.parseCredentialRequest({ issuerMetadata: metadata, credentialRequest: body });
       const byId = parsed.credentialConfigurationId !== undefined;
       if (byId && parsed.credentialConfigurationId !== KYC_CONFIGURATION_ID) throw oauthError(Oauth2ErrorCodes.UnsupportedCredentialType, `unknown credential configuration ${parsed.credentialConfigurationId}`);
@@ -139,12 +142,13 @@ export class Oid4vciServer {
       if (parsed.proofs) {
         const jwts = (parsed.proofs as { jwt?: string[] }).jwt;
         if (!jwts || jwts.length !== 1 || Object.keys(parsed.proofs).length !== 1) throw oauthError(Oauth2ErrorCodes.InvalidProof, 'send one proof of type jwt');
-        await issuer.verifyCredentialRequestJwtProof({
-          issuerMetadata: metadata,
+        await verifyProofJwt({
           jwt: jwts[0]!,
+          issuerUrl: this.base.publicUrl(),
           expectedNonce: token.cNonce,
-          nonceExpiresAt: new Date(token.cNonceExpiresAt),
-          now: new Date(this.base.now()),
+          nonceExpiresAt: token.cNonceExpiresAt,
+          now: this.base.now(),
+          verifyJwt: subjectProofVerifier(this.base.chain, stored.subjectDid),
         });
       }
       const cNonce = randomBytes(16).toString('base64url');

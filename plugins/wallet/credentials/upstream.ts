@@ -1,7 +1,7 @@
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../../common/http/loopback.js';
 import { hostOf, quote as quoteText, readCapped } from '../../common/http/upstream.js';
 
-export { hostOf };
+export { hostOf, isLoopbackHost };
 
 /** Issuer text in our messages: one line, at most 300 characters. */
 export const quote = (text: string): string => quoteText(text, 300);
@@ -32,13 +32,6 @@ export class UpstreamError extends Error {
   ) {
     super(message);
   }
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return isIP(host) === 6 && host === '::1';
 }
 
 /** Why `url` may not be contacted, or null when it may. */
