@@ -1,11 +1,13 @@
 /**
  * The end-to-end smoke run: a real one-validator node from the build (bin/ledger.js, dist/),
- * started by the Node.js that runs this script, with the explorer on. It sends a transfer,
- * creates a DID, reads both back over JSON-RPC, the DID resolver and the explorer API, stops the
- * node with SIGTERM, and fails on any error or on any process warning (DeprecationWarning,
- * ExperimentalWarning, ...) from the node or from this script. CI runs it on a second Node.js
- * major: `node dist/scripts/smoke.js` (after `npm run build`); test/e2e/smoke.test.ts runs it on
- * the default one. Prints `node <major> smoke: ok` and exits 0, or the failure and exits 1.
+ * started by the Node.js that runs this script, with every plugin on and their defaults, as `npm
+ * start` runs it. Right after the start, the KYC service and the wallet answer health `ok`. It
+ * sends a transfer, creates a DID, reads both back over JSON-RPC, the DID resolver and the
+ * explorer API, stops the node with SIGTERM, and fails on any error or on any process warning
+ * (DeprecationWarning, ExperimentalWarning, ...) from the node or from this script. CI runs it on
+ * a second Node.js major: `node dist/scripts/smoke.js` (after `npm run build`);
+ * test/e2e/smoke.test.ts runs it on the default one. Prints `node <major> smoke: ok` and exits 0,
+ * or the failure and exits 1.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -39,7 +41,7 @@ async function run(): Promise<void> {
   process.on('warning', (w) => ownWarnings.push(`${w.name}: ${w.message}`));
   const dataDir = await mkdtemp(join(tmpdir(), 'ledger-smoke-'));
   // a wildcard host on the explorer: the flag must reach the bind (the start line reports it)
-  const args = ['start', '--data-dir', dataDir, '--rpc-port', '0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--plugins', 'explorer', '--explorer-host', '0.0.0.0', '--explorer-port', '0', '--log-level', 'info'];
+  const args = ['start', '--data-dir', dataDir, '--rpc-port', '0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--plugins', 'explorer,relay,kyc,wallet', '--explorer-host', '0.0.0.0', '--explorer-port', '0', '--relay-port', '0', '--kyc-port', '0', '--wallet-port', '0', '--log-level', 'info'];
   // the node runs under this script's Node.js and its flags (a --trace-warnings, a preload)
   const node = spawn(process.execPath, [...process.execArgv, LEDGER_BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -72,6 +74,13 @@ async function run(): Promise<void> {
     const rpc = new RpcClient(started.rpc_url);
 
     check((await getJson(`${started.rpc_url}/health`)).body.status === 'ok', 'RPC /health answers ok');
+    // a fresh node with the defaults is healthy: what it leaves unset is a warning, not a fault
+    for (const name of ['kyc', 'wallet']) {
+      const url = started.plugins.find((p) => p.name === name && p.state === 'running')?.url;
+      check(url !== undefined, `the ${name} plugin runs: ${JSON.stringify(started.plugins)}`);
+      const health = await getJson(`${url}/v1/health`);
+      check(health.status === 200 && health.body.status === 'ok', `${name} /v1/health answers ok right after the start: ${JSON.stringify(health.body)}`);
+    }
     const { chain_id: chainId } = await rpc.chainInfo();
     const dev = await readKeyFile(join(dataDir, 'keys', 'dev.json'));
     const bob = generateAccountKey('testnet');

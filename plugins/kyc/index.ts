@@ -117,7 +117,7 @@ export function createKyc(): Plugin {
         errorsBase: config.errorsBase,
         log,
       });
-      mountHealth({ router, issuer: issuerDid, mailer, decisions: provider ? 'provider' : config.operatorToken ? 'review-queue' : 'none', version: version(), now: base.now });
+      mountHealth({ router, issuer: issuerDid, mailer, reviewQueue: Boolean(config.operatorToken), provider: config.verificationProvider && new URL(config.verificationProvider.url).host, version: version(), now: base.now });
       mountAuth(router, { accounts: metrics.countLoginFailures(accounts.accounts), providers: accounts.providers, publicUrl });
       mountApiKeys(router, { apiKeys: accounts.apiKeys });
       mountOperatorMail(router, { mailer });

@@ -19,7 +19,7 @@ import { mountAddresses } from './http/routes/addresses.js';
 import { mountCredentials } from './http/routes/credentials.js';
 import { mountDirectory } from './http/routes/directory.js';
 import { mountGuardians } from './http/routes/guardians.js';
-import { mountHealth } from './http/routes/health.js';
+import { mountHealth, walletChecks } from './http/routes/health.js';
 import { mountHistory } from './http/routes/history.js';
 import { mountPortfolio } from './http/routes/portfolio.js';
 import { mountSession } from './http/routes/session.js';
@@ -78,17 +78,15 @@ export function createWallet(): Plugin {
       const router = createWalletRouter(ctx.http, new WalletAuthenticator({ sessions, users }), { errorsBase: config.errorsBase, log });
       mountHealth(router, {
         now: base.now,
-        warnings: async () => {
-          const warnings: string[] = [];
-          const s = await sponsor.status();
-          if (config.sponsor.perHour > 0 && BigInt(s.balance) < config.sponsor.fundAmount) warnings.push(`the sponsor ${s.address} cannot fund new wallets: send it tokens`);
-          const lag = await index.lag(ctx.chain.head()?.seq ?? 0);
-          if (lag > 100) warnings.push(`the transaction history is ${lag} blocks behind the chain`);
-          if (!config.internalSecret) warnings.push('POST /v1/auth/session is off: set plugins.wallet.internalSecret');
-          if (!prices.configured) warnings.push('no price feed (plugins.wallet.prices.url): prices and USD values are unavailable');
-          if (mailer.via === 'outbox') warnings.push('no SMTP (plugins.wallet.email.smtpUrl): guardian invite mails are not delivered; owners hand over the invite token');
-          return warnings;
-        },
+        checks: walletChecks({
+          sponsor: { perHour: config.sponsor.perHour, fundAmount: config.sponsor.fundAmount, status: () => sponsor.status() },
+          indexLag: () => index.lag(ctx.chain.head()?.seq ?? 0),
+          internalSecret: config.internalSecret !== undefined,
+          prices,
+          chains: config.chains,
+          mail: mailer.via,
+          now: base.now,
+        }),
       });
       const loginLimit = () => new LoginLimit({ trustProxy: config.session.trustProxy });
       mountUsers(router, { registration, users, sessions, limit: loginLimit() });

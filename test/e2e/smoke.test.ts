@@ -21,7 +21,7 @@ function runSmoke(flags: string[]): Promise<{ code: number | null; stdout: strin
   });
 }
 
-t.test('start, a transfer, a DID, the explorer: ok, with no warning, within the time budget', async (t) => {
+t.test('start with every plugin, KYC and wallet health ok, a transfer, a DID, the explorer: ok, with no warning, within the time budget', async (t) => {
   const run = await runSmoke([]);
   t.equal(run.code, 0, run.stderr);
   t.match(run.stdout, new RegExp(`^node ${process.versions.node.split('.')[0]} smoke: ok`));

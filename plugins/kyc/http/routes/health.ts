@@ -1,39 +1,57 @@
 import type { Mailer } from '../../../common/mail/index.js';
-import type { IssuerDid } from '../../issuance/issuer-did.js';
+import { failing, notConfigured, ok, summarize, type HealthChecks } from '../../../common/health.js';
+import type { IssuerDid, IssuerStatus } from '../../issuance/issuer-did.js';
 import type { KycRouter } from '../router.js';
 
 /**
- * `GET /health` and `GET /v1/health` (no auth): whether the service can do its job, and what an
- * operator must fix when it cannot. `status` is `ok`, or `degraded` with `warnings` saying why:
- * an issuer without funds or without its DID, mail going to the outbox, live sessions that
- * nobody can decide.
+ * `GET /health` and `GET /v1/health` (no auth): whether the service can do its job. `status` is
+ * `degraded` only when a part that is set up fails (an issuer without funds, or whose DID cannot
+ * be created); optional parts that are not configured (SMTP, the review queue's operator token,
+ * a verification provider) are `not_configured` checks and warnings, and leave it `ok`.
  */
 
 export interface HealthDeps {
   router: KycRouter;
   issuer: Pick<IssuerDid, 'status'>;
   mailer: Pick<Mailer, 'via'>;
-  /** who decides live sessions */
-  decisions: 'provider' | 'review-queue' | 'none';
+  /** whether plugins.kyc.operatorToken is set (the review queue) */
+  reviewQueue: boolean;
+  /** the verification provider's host, when one is configured */
+  provider: string | undefined;
   version: string;
   now(): number;
+}
+
+export function issuerCheck(issuer: IssuerStatus) {
+  if (!issuer.funded) return failing(`the issuer ${issuer.address} has no funds: send it tokens so it can create its DID and pay credential fees`);
+  if (issuer.didActive) return ok(`the issuer DID ${issuer.did} is active`);
+  if (issuer.lastError) return failing(`the issuer DID ${issuer.did} is not on chain: ${issuer.lastError}`);
+  return ok(`the issuer DID ${issuer.did} is being created`);
+}
+
+export function kycChecks(d: Omit<HealthDeps, 'router' | 'issuer' | 'version' | 'now'>, issuer: IssuerStatus): HealthChecks {
+  return {
+    issuer: issuerCheck(issuer),
+    mail: d.mailer.via === 'smtp' ? ok('mail goes out over SMTP') : notConfigured('no SMTP configured (plugins.kyc.email.smtpUrl): mail goes to the outbox at GET /v1/operator/mail'),
+    reviewQueue: d.reviewQueue ? ok('the operator review queue is on') : notConfigured('no operator token (plugins.kyc.operatorToken): the review queue is off'),
+    verificationProvider: d.provider
+      ? ok(`the verification provider at ${d.provider} decides live sessions`)
+      : notConfigured(`no verification provider (plugins.kyc.verificationProvider): ${d.reviewQueue ? 'the review queue decides live sessions' : 'live sessions cannot be decided'}`),
+  };
 }
 
 export function mountHealth(d: HealthDeps): void {
   const answer = async () => {
     const issuer = await d.issuer.status();
-    const warnings: string[] = [];
-    if (!issuer.funded) warnings.push(`the issuer ${issuer.address} has no funds: send it tokens so it can create its DID and pay credential fees`);
-    else if (!issuer.didActive) warnings.push(`the issuer DID ${issuer.did} is not on chain yet`);
-    if (d.mailer.via === 'outbox') warnings.push('no SMTP configured (plugins.kyc.email.smtpUrl): mail goes to the outbox at GET /v1/operator/mail');
-    if (d.decisions === 'none') warnings.push('live sessions cannot be decided: set plugins.kyc.operatorToken (review queue) or plugins.kyc.verificationProvider');
+    const { status, checks, warnings } = summarize(kycChecks(d, issuer));
     return {
-      status: warnings.length === 0 ? 'ok' : 'degraded',
+      status,
       service: 'kyc',
       version: d.version,
       issuer,
       mail: d.mailer.via,
-      decisions: d.decisions,
+      decisions: d.provider ? 'provider' : d.reviewQueue ? 'review-queue' : 'none',
+      checks,
       warnings,
       timestamp: new Date(d.now()).toISOString(),
     };
