@@ -60,13 +60,12 @@ t.test('a delivery in flight when the outbox stops is aborted at once and sent a
   t.teardown(() => db.close());
   const server = await receiver(t, (n) => (n === 1 ? 'hang' : 200));
   const endpoint = { id: 'ep', url: server.url, secret };
-  const first = new WebhookOutbox({ store: db.pluginStore('relay'), log });
+  // a request timeout far beyond the test's own: waiting it out would fail the test, only the abort ends it
+  const first = new WebhookOutbox({ store: db.pluginStore('relay'), log, timeoutMs: 600_000 });
   await first.start();
   const rec = await first.enqueue(endpoint, event);
   await until(() => server.received.length === 1, 5000, 'the first request');
-  const before = Date.now();
   await first.stop();
-  t.ok(Date.now() - before < 2000, `stop() aborted the request instead of waiting out the 10 s timeout (${Date.now() - before} ms)`);
   t.match(await first.get(rec.id), { status: 'pending', attemptNumber: 0 }, 'an aborted attempt is not an outcome');
 
   const settled: DeliveryRecord[] = [];
