@@ -7,7 +7,7 @@ import { KycClient } from '../../bench/lib/kyc/client.js';
 import { WebhookReceiver } from '../../bench/lib/kyc/receiver.js';
 import { chromiumMissing, launchChromium } from './browser.js';
 import { startKycNode, subjectOnChain } from './kyc/setup.js';
-import { wallet } from './kyc/wallet.js';
+import { startOutsideWallet } from './kyc/wallet.js';
 import { shot } from '../plugins/kyc/hosted/page-helpers.js';
 
 /**
@@ -15,7 +15,8 @@ import { shot } from '../plugins/kyc/hosted/page-helpers.js';
  * through the hosted page in headless Chromium with a fake camera (document photo, liveness
  * frames), which then shows the credential offer as a QR code and returns to redirectUrl. The
  * organization gets signed webhooks; the credential is valid through JSON-RPC; a wallet redeems
- * it with the OpenID4VCI library's client, and it verifies under the issuer's key.
+ * it with the OpenID4VCI library's client in its own process, with a proof signed by the
+ * subject's key, and it verifies under the issuer's key.
  */
 
 const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -68,12 +69,11 @@ t.test('a sandbox session completed through the hosted page in a real browser', 
   t.equal(completed.data.credentialId, full.credentialId);
   t.match(await n.rpc.credentialVerify(full.credentialId), { valid: true, revoked: false, credential: { subject_did: subject.did, kyc_level: 2 } });
 
-  const client = wallet(subject.seed);
-  const offer = await client.resolveCredentialOffer(offerLink!);
-  const metadata = await client.resolveIssuerMetadata(offer.credential_issuer);
-  const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata });
-  const got = await client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential' });
-  const credential = got.credentialResponse.credential as { id: string; issuer: { id: string }; credentialSubject: { id: string } };
+  const wallet = await startOutsideWallet(t);
+  await wallet.resolve(offerLink!);
+  const { c_nonce: nonce } = await wallet.token();
+  const got = await wallet.credential({ seed: subject.seed, didUrl: `${subject.did}#key-1`, nonce: nonce! });
+  const credential = got.credential as { id: string; issuer: { id: string }; credentialSubject: { id: string } };
   t.equal(credential.id, full.credentialId);
   t.equal(credential.credentialSubject.id, subject.did);
   t.equal(credential.issuer.id, issued.data.issuer);

@@ -1,8 +1,7 @@
 import t from 'tap';
-import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SignJWT, importJWK } from 'jose';
+import { getGlobalConfig } from '@openid4vc/openid4vci';
 import {
   buildDidCreate,
   buildTransfer,
@@ -20,17 +19,18 @@ import {
 } from '../../node/client/index.js';
 import { keyFileFromJson } from '../../node/config/keyfile.js';
 import { startTestNode } from '../fixtures/real-node.js';
-import { ed25519Jwk, wallet } from './kyc/wallet.js';
+import { refusedBy, startOutsideWallet } from './kyc/wallet.js';
 import { IssuancePlugin, passedSession } from '../plugins/kyc/issuance/harness.js';
 
 /**
  * Credentials on chain and their OpenID4VCI redemption, on a real single-validator node: the
  * issuer DID is created from the service key `ledger init` funded at genesis, a passed session's
  * KYCCredential is requested, attested by the validator's VRF attester and registered, verifies
- * over JSON-RPC and as a W3C document, is redeemed by the @openid4vc client (with and without a
- * PIN, with no proof, with the subject's proof; a foreign key's proof is refused), is revoked
- * over the API, and a job cut off between storing and submitting its request resumes after a
- * restart of the issuer with the very same transaction.
+ * over JSON-RPC and as a W3C document, is redeemed by the @openid4vc client in a process of its
+ * own while this process (the issuer's) keeps the library's plain-http switch off (with and
+ * without a PIN, with no proof, with the subject's proof; a foreign key's proof is refused with
+ * its reason), is revoked over the API, and a job cut off between storing and submitting its
+ * request resumes after a restart of the issuer with the very same transaction.
  */
 
 t.test('issuer DID, credential on chain, OpenID4VCI redemption, revocation and a resumed job', async (t) => {
@@ -87,57 +87,35 @@ t.test('issuer DID, credential on chain, OpenID4VCI redemption, revocation and a
     t.equal((await fetch(`${kycUrl}/v1/revocation-lists/7`)).status, 404, 'a list with no allocated position is 404');
   });
 
-  await t.test('OpenID4VCI: the library client redeems the offer', async (t) => {
+  await t.test('OpenID4VCI: a wallet in its own process redeems the offer', async (t) => {
+    t.equal(getGlobalConfig().allowInsecureUrls, false, "the issuer's process has the library's plain-http switch off");
     const session = plugin.sessions.get('ver_one')!;
-    const client = wallet(subjectSeed);
+    const wallet = await startOutsideWallet(t);
     const link = (await plugin.offers.ofSession(session.id))!.deepLink;
     t.match(link, /^openid-credential-offer:\/\/\?credential_offer_uri=/);
-    const offer = await client.resolveCredentialOffer(link);
-    const metadata = await client.resolveIssuerMetadata(offer.credential_issuer);
-    t.equal(metadata.credentialIssuer.credential_issuer, kycUrl);
-    const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata });
-    t.ok(accessTokenResponse.c_nonce, 'the token response carries a c_nonce');
+    t.equal((await wallet.resolve(link)).credentialIssuer, kycUrl);
+    const token = await wallet.token();
+    t.ok(token.c_nonce, 'the token response carries a c_nonce');
     const stored = (await plugin.issuance.credentialOfSession(session.id))!;
 
-    const noProof = await client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential' });
-    t.same(noProof.credentialResponse.credential, stored.credential, 'a request without proof gets the stored credential');
+    const noProof = await wallet.credential();
+    t.same(noProof.credential, stored.credential, 'a request without proof gets the stored credential');
 
-    await t.rejects(client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata }), /already used/, 'the code is single-use');
+    t.match(await refusedBy(wallet.token()), { status: 400, body: { error: 'invalid_grant', error_description: /already used/ } }, 'the code is single-use');
 
+    const nonce = noProof.c_nonce!;
     const stranger = generateSeed();
-    const strangerKey = keyPairFromSeed(stranger);
-    const foreign = await wallet(stranger).createCredentialRequestJwtProof({
-      issuerMetadata: metadata,
-      credentialConfigurationId: 'KYCCredential',
-      signer: { method: 'jwk', publicJwk: ed25519Jwk(strangerKey.publicKey), alg: 'EdDSA' },
-      nonce: (noProof.credentialResponse.c_nonce as string | undefined) ?? accessTokenResponse.c_nonce!,
-    });
-    const refused = await client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential', proof: { proof_type: 'jwt', jwt: foreign.jwt } }).catch((e: unknown) => e);
-    t.match(String((refused as Error & { errorResponse?: unknown }).message ?? refused), /Error retrieving credentials/, 'a proof by a foreign key is refused');
-    t.match(await (refused as { response: { response: Response } }).response.response.clone().json(), { error: 'invalid_proof' });
+    const refused = (what: string, proof: Parameters<typeof wallet.credential>[0], description: string) =>
+      refusedBy(wallet.credential(proof)).then((e) => t.match(e, { status: 400, body: { error: 'invalid_proof', error_description: description } }, what));
+    await refused('a proof by a foreign key', { seed: stranger, nonce }, `the proof's jwk is not a key of the credential's subject ${subjectDid} on chain`);
+    const strangerDid = didForPublicKey(node.dev.network, keyPairFromSeed(stranger).publicKey);
+    await refused('a proof naming another DID', { seed: stranger, didUrl: `${strangerDid}#key-1`, nonce }, `the proof is signed by ${strangerDid}, not by the credential's subject ${subjectDid}`);
+    await refused('a proof without the current c_nonce', { seed: subjectSeed, didUrl: `${subjectDid}#key-1`, nonce: 'not-the-c-nonce' }, "the proof's nonce is not the current c_nonce");
 
-    const strangerDidProof = await wallet(stranger).createCredentialRequestJwtProof({
-      issuerMetadata: metadata,
-      credentialConfigurationId: 'KYCCredential',
-      signer: { method: 'did', didUrl: `${didForPublicKey(node.dev.network, strangerKey.publicKey)}#key-1`, alg: 'EdDSA' },
-      nonce: noProof.credentialResponse.c_nonce as string,
-    });
-    await t.rejects(
-      client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential', proof: { proof_type: 'jwt', jwt: strangerDidProof.jwt } }),
-      'a proof naming another DID is refused',
-    );
-
-    const stale = await client.createCredentialRequestJwtProof({ issuerMetadata: metadata, credentialConfigurationId: 'KYCCredential', signer: { method: 'did', didUrl: `${subjectDid}#key-1`, alg: 'EdDSA' }, nonce: 'not-the-c-nonce' });
-    await t.rejects(
-      client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential', proof: { proof_type: 'jwt', jwt: stale.jwt } }),
-      'a proof without the current c_nonce is refused',
-    );
-
-    const nonce = await fetch(`${kycUrl}/v1/oid4vci/credential`, { method: 'POST', headers: { authorization: `Bearer ${accessTokenResponse.access_token}`, 'content-type': 'application/json' }, body: JSON.stringify({ format: 'ldp_vc', credential_definition: { '@context': stored.credential['@context'], type: stored.credential.type } }) });
-    const fresh = ((await nonce.json()) as { c_nonce: string }).c_nonce;
-    const own = await client.createCredentialRequestJwtProof({ issuerMetadata: metadata, credentialConfigurationId: 'KYCCredential', signer: { method: 'did', didUrl: `${subjectDid}#key-1`, alg: 'EdDSA' }, nonce: fresh });
-    const withProof = await client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential', proof: { proof_type: 'jwt', jwt: own.jwt } });
-    t.same(withProof.credentialResponse.credential, stored.credential, "a proof by the subject DID's key is accepted");
+    const nonceAnswer = await fetch(`${kycUrl}/v1/oid4vci/credential`, { method: 'POST', headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' }, body: JSON.stringify({ format: 'ldp_vc', credential_definition: { '@context': stored.credential['@context'], type: stored.credential.type } }) });
+    const fresh = ((await nonceAnswer.json()) as { c_nonce: string }).c_nonce;
+    const withProof = await wallet.credential({ seed: subjectSeed, didUrl: `${subjectDid}#key-1`, nonce: fresh });
+    t.same(withProof.credential, stored.credential, "a proof by the subject DID's key is accepted");
 
     const bad = await fetch(`${kycUrl}/v1/oid4vci/credential`, { method: 'POST', headers: { authorization: 'Bearer nope-nope-nope-nope-nope', 'content-type': 'application/json' }, body: '{}' });
     t.equal(bad.status, 401);
@@ -155,16 +133,15 @@ t.test('issuer DID, credential on chain, OpenID4VCI redemption, revocation and a
     await plugin.issuedCount(2);
     const { offer: stored, deepLink } = (await plugin.offers.ofSession(session.id))!;
     t.match(stored.txCode, /^\d{6}$/);
-    const client = wallet(subjectSeed);
-    const offer = await client.resolveCredentialOffer(deepLink);
+    const wallet = await startOutsideWallet(t);
+    const { offer } = await wallet.resolve(deepLink);
     t.match(offer.grants?.['urn:ietf:params:oauth:grant-type:pre-authorized_code'], { tx_code: { input_mode: 'numeric', length: 6 } });
-    const metadata = await client.resolveIssuerMetadata(offer.credential_issuer);
-    await t.rejects(client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata }), /tx_code/, 'no PIN, no token');
+    t.match(await refusedBy(wallet.token()), { message: /tx_code/ }, 'no PIN, no token');
     const wrong = stored.txCode === '000000' ? '111111' : '000000';
-    await t.rejects(client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata, txCode: wrong }), /Invalid 'tx_code'/, 'a wrong PIN is refused');
-    const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: metadata, txCode: stored.txCode! });
-    const got = await client.retrieveCredentials({ issuerMetadata: metadata, accessToken: accessTokenResponse.access_token, credentialConfigurationId: 'KYCCredential' });
-    t.match(got.credentialResponse.credential as Credential, { credentialSubject: { id: subjectDid, kycLevel: 1, verifiedAttributes: ['governmentId'] } });
+    t.match(await refusedBy(wallet.token(wrong)), { status: 400, body: { error: 'invalid_grant', error_description: /Invalid 'tx_code'/ } }, 'a wrong PIN is refused');
+    await wallet.token(stored.txCode!);
+    const got = await wallet.credential();
+    t.match(got.credential as Credential, { credentialSubject: { id: subjectDid, kycLevel: 1, verifiedAttributes: ['governmentId'] } });
   });
 
   await t.test('revocation over the API', async (t) => {

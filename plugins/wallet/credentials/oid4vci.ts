@@ -72,7 +72,8 @@ function issuerFailure(err: unknown, what: string): unknown {
  * `allowInsecureUrls` is on. An issuer on plain http (the local KYC plugin in development) needs
  * it, so it is on only while such a redeem runs, and back to what it was when none does. The
  * wallet's own rule (upstream.ts: https, plain http on loopback or the configured kycUrl only)
- * still holds meanwhile: every request the library makes goes through `boundedFetch`.
+ * still holds meanwhile: every request the library makes goes through `boundedFetch`. Nothing
+ * else in the node depends on the switch: the KYC plugin checks its proofs without it.
  */
 let httpHolders = 0;
 let savedConfig: ReturnType<typeof getGlobalConfig> | undefined;

@@ -220,7 +220,7 @@ t.test('offers: JSON text, a phone-built proof JWT, bad offers, a DID not on cha
     t.equal(p.kid, `${heidi.user.did}#key-1`, "the proof names the caller's own key");
     const res = await k.req('POST', '/v1/oid4vci/redeem', { cookie: heidi.cookie, body: { redeemId: p.redeemId, proofSignature: proofSignature(heidi, p.signingInput) } });
     t.equal(res.status, 400);
-    t.match(res.body, { code: 'PROOF_REJECTED', detail: /invalid_proof/ });
+    t.match(res.body, { code: 'PROOF_REJECTED', detail: `the issuer refused the proof (invalid_proof: the proof is signed by ${heidi.user.did}, not by the credential's subject ${grace.user.did})` });
     t.same(await k.wallet.store.list(heidi.user.id), []);
   });
 
