@@ -17,25 +17,20 @@ t.test('one validator commits a chain, each block once and in order', async (t) 
 });
 
 t.test('one validator: a submitted transaction commits within about three rounds', async (t) => {
-  const c = new Cluster(1, { idleBlockIntervalMs: 1_000 });
+  // An idle block would come long after the test's timeout: only the transaction can start the rounds that commit it.
+  const c = new Cluster(1, { idleBlockIntervalMs: 600_000 });
   const node = c.nodes[0]!;
   await c.start();
-  // Let the chain settle into idle rounds (empty blocks every second).
-  await waitFor(() => node.app.committed.length >= 1, 5_000, 'first commit');
-  const samples: number[] = [];
   for (let i = 0; i < 3; i++) {
-    await new Promise((r) => setTimeout(r, 300));
     const tx = transfer(i);
     const before = node.app.committed.length;
-    const t0 = performance.now();
     node.app.submit(tx);
-    await waitFor(() => node.app.committed.slice(before).some((b) => b.transactions.some((x) => bytesEqual(x.signature, tx.signature))), 5_000, 'the transaction to commit');
-    samples.push(performance.now() - t0);
+    await waitFor(() => node.app.committed.slice(before).some((b) => b.transactions.some((x) => bytesEqual(x.signature, tx.signature))), 60_000, 'the transaction to commit');
+    // its own block, after at most the two empty ones that committed the transaction before it
+    const blocks = node.app.committed.slice(before).findIndex((b) => b.transactions.some((x) => bytesEqual(x.signature, tx.signature))) + 1;
+    t.ok(blocks <= 3, `transaction ${i} is in block ${blocks} of those committed after it was sent`);
   }
   await c.stopAll();
-  t.comment(`submit -> commit latency (ms): ${samples.map((s) => s.toFixed(1)).join(', ')}`);
-  t.comment(`proposal -> commit latency of the last block (ms): ${node.engine.metrics().lastCommitLatencyMs}`);
-  for (const s of samples) t.ok(s < 1_000, `committed in ${s.toFixed(1)} ms, well under the idle interval`);
   t.same(c.faults, []);
 });
 
