@@ -8,8 +8,7 @@ import t from 'tap';
  */
 const SMOKE = fileURLToPath(new URL('../../dist/scripts/smoke.js', import.meta.url));
 
-function runSmoke(flags: string[]): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  const began = Date.now();
+function runSmoke(flags: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [...flags, SMOKE], { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -17,16 +16,15 @@ function runSmoke(flags: string[]): Promise<{ code: number | null; stdout: strin
     p.stdout.on('data', (d) => (stdout += d));
     p.stderr.on('data', (d) => (stderr += d));
     p.on('error', reject);
-    p.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - began }));
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
-t.test('start with every plugin, KYC and wallet health ok, a transfer, a DID, the explorer: ok, with no warning, within the time budget', async (t) => {
+t.test('start with every plugin, KYC and wallet health ok, a transfer, a DID, the explorer: ok, with no warning', async (t) => {
   const run = await runSmoke([]);
   t.equal(run.code, 0, run.stderr);
   t.match(run.stdout, new RegExp(`^node ${process.versions.node.split('.')[0]} smoke: ok`));
   t.equal(run.stderr, '', 'nothing on stderr: no process warning from the smoke run');
-  t.ok(run.ms < 60_000, `took ${run.ms} ms`);
 });
 
 t.test('a process warning in the node fails the smoke run', async (t) => {
