@@ -15,7 +15,6 @@ import { didKeyDocumentProblems, type JsonDidDocument } from './identus/relay-di
  */
 
 const MEDIATION = 'https://didcomm.org/coordinate-mediation/2.0';
-const LIVE_WITHIN_MS = 3000;
 
 async function metric(rpcUrl: string, name: string): Promise<number | undefined> {
   const text = await (await fetch(`${rpcUrl}/metrics`)).text();
@@ -120,19 +119,17 @@ t.test('Identus SDK agents mediated by the relay', async (t) => {
 
       const posts = live.posts;
       const frames = live.frames;
-      const sentAt = performance.now();
       const sent = await B.send(live.did, 'hello Alice (live)');
       let arrival;
       try {
-        arrival = await live.next((m) => m.id === sent.id, LIVE_WITHIN_MS);
+        // how it came, pushed or picked up, is what the checks below tell; next()'s deadline only ends the wait
+        arrival = await live.next((m) => m.id === sent.id);
       } catch (err) {
-        t.fail(`the message was not pushed within ${LIVE_WITHIN_MS} ms: ${(err as Error).message}`);
+        t.fail(`the message never came on the live socket: ${(err as Error).message}`);
         const queued = await live.askRelay(`${PICKUP}/status-request`, {});
         t.comment(`the relay holds it (status-request over HTTP: ${JSON.stringify(queued && bodyOf(queued))}) but did not push it on the live socket`);
         return;
       }
-      const ms = arrival.at - sentAt;
-      t.ok(ms < LIVE_WITHIN_MS, `pushed ${Math.round(ms)} ms after Bob sent it`);
       t.same(bodyOf(arrival.message), { content: 'hello Alice (live)' });
       t.equal(arrival.message.from?.toString(), B.did.toString());
       t.ok(arrival.framesBefore > frames, 'it came in a frame on the live socket');
