@@ -207,23 +207,27 @@ t.test('round trip of one consensus frame between two nodes', async (t) => {
   const b = await net(t, 2, { bootstrap: [bare(a)] });
   await until(() => a.peerCount() === 1 && b.peerCount() === 1, 'connected');
   b.consensus.onMessage((from, msg) => b.consensus.send(from, msg));
-  let resolve: () => void = () => undefined;
-  a.consensus.onMessage(() => resolve());
+  let resolve: (echo: { from: Uint8Array; msg: ConsensusMessage }) => void = () => undefined;
+  a.consensus.onMessage((from, msg) => resolve({ from, msg }));
   const to = addressOf(2);
+  const sent = encodeMessage(vote);
   const rtts: number[] = [];
+  const wrong: number[] = [];
   for (let i = 0; i < 550; i++) {
     const start = process.hrtime.bigint();
-    await new Promise<void>((r) => {
+    const echo = await new Promise<{ from: Uint8Array; msg: ConsensusMessage }>((r) => {
       resolve = r;
       a.consensus.send(to, vote);
     });
     // the first 50 open the streams and warm the JIT
     if (i >= 50) rtts.push(Number(process.hrtime.bigint() - start) / 1_000);
+    if (!bytesEqual(echo.from, to) || !bytesEqual(encodeMessage(echo.msg), sent)) wrong.push(i);
   }
+  t.same(wrong, [], 'each of the 550 frames came back from b, unchanged');
   rtts.sort((x, y) => x - y);
   const at = (q: number) => rtts[Math.floor(q * (rtts.length - 1))]!.toFixed(0);
+  // a measurement to read, not a check: how fast is a benchmark's question
   t.comment(`vote round trip over libp2p: p50 ${at(0.5)} µs, p90 ${at(0.9)} µs, p99 ${at(0.99)} µs`);
-  t.ok(Number(at(0.5)) < 50_000);
 });
 
 t.test('stop() closes everything and leaves no sockets or timers behind', async (t) => {
