@@ -8,7 +8,13 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   /** the service plugins of this build, from the entry point (node/ never imports plugins/) */
-  plugins?: readonly Plugin[];
+  plugins?: readonly PluginEntry[];
+}
+
+/** A service plugin by name; only `start` imports its module (load), and only if it is enabled. */
+export interface PluginEntry {
+  readonly name: string;
+  load(): Promise<Plugin>;
 }
 
 export const EXIT_OK = 0;
@@ -52,6 +58,13 @@ export function requireFlag(p: Parsed, name: string, command: string): string {
   const v = stringFlag(p, name);
   if (v === undefined || v === '') throw new UsageError(`--${name} is required`, command);
   return v;
+}
+
+export const DEFAULT_RPC_URL = 'http://127.0.0.1:8545';
+
+/** The node a command talks to: --rpc, else $LEDGER_RPC_URL, else the local default. */
+export function rpcUrlFlag(p: Parsed, io: CliIo): string {
+  return stringFlag(p, 'rpc') ?? (io.env.LEDGER_RPC_URL || DEFAULT_RPC_URL);
 }
 
 export function intFlag(p: Parsed, name: string, command: string, min: number, max: number): number | undefined {

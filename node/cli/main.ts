@@ -1,36 +1,37 @@
 import { pathToFileURL } from 'node:url';
-import type { Plugin } from '../plugins/types.js';
 import { isLedgerError } from '../errors.js';
 import { RpcError, RpcTransportError } from '../client/errors.js';
-import { devnetHelp, runDevnet } from './commands/devnet.js';
-import { initHelp, runInit } from './commands/init.js';
-import { keysHelp, runKeys } from './commands/keys.js';
-import { recoveryHelp, runRecovery } from './commands/recovery.js';
-import { reindexHelp, runReindex } from './commands/reindex.js';
-import { rpcHelp, runRpc } from './commands/rpc.js';
-import { runStart, startHelp } from './commands/start.js';
-import { runTx, TX_KINDS, txHelp, txKindHelp } from './commands/tx.js';
+import { TX_KINDS } from './commands/tx-kinds.js';
 import { packageVersion } from './package-root.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo } from './io.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type PluginEntry } from './io.js';
 
-interface Command {
-  summary: string;
+interface CommandModule {
   help: string;
   /** help on a subject of the command (`ledger tx transfer --help`), if argv names one */
   helpFor?(argv: string[]): string | undefined;
   run(argv: string[], io: CliIo): Promise<number>;
 }
 
+/** A command's module is imported only when that command runs, so each call loads only what it needs. */
+interface Command {
+  summary: string;
+  load(): Promise<CommandModule>;
+}
+
 const COMMANDS: Record<string, Command> = {
-  init: { summary: 'create a data directory: genesis, validator and developer keys', help: initHelp, run: runInit },
-  start: { summary: 'run the node (initializes ./data on first start)', help: startHelp, run: runStart },
-  devnet: { summary: 'run N validators on this machine', help: devnetHelp, run: runDevnet },
-  keys: { summary: 'create (keys new) and inspect (keys show) key files', help: keysHelp, run: runKeys },
-  tx: { summary: 'sign and send a transaction (kinds below)', help: txHelp, helpFor: txKindHelp, run: runTx },
-  rpc: { summary: 'call a JSON-RPC method and print the result', help: rpcHelp, run: runRpc },
-  reindex: { summary: "drop a plugin's data (such as the explorer index) so it rebuilds", help: reindexHelp, run: runReindex },
-  recovery: { summary: "sign a guardian's recovery of a DID (recovery sign)", help: recoveryHelp, run: runRecovery },
+  init: { summary: 'create a data directory: genesis, validator and developer keys', load: () => import('./commands/init.js').then((m) => ({ help: m.initHelp, run: m.runInit })) },
+  start: { summary: 'run the node (initializes ./data on first start)', load: () => import('./commands/start.js').then((m) => ({ help: m.startHelp, run: m.runStart })) },
+  devnet: { summary: 'run N validators on this machine', load: () => import('./commands/devnet.js').then((m) => ({ help: m.devnetHelp, run: m.runDevnet })) },
+  keys: { summary: 'create (keys new) and inspect (keys show) key files', load: () => import('./commands/keys.js').then((m) => ({ help: m.keysHelp, run: m.runKeys })) },
+  tx: { summary: 'sign and send a transaction (kinds below)', load: () => import('./commands/tx.js').then((m) => ({ help: m.txHelp, helpFor: m.txKindHelp, run: m.runTx })) },
+  rpc: { summary: 'call a JSON-RPC method and print the result', load: () => import('./commands/rpc.js').then((m) => ({ help: m.rpcHelp, run: m.runRpc })) },
+  reindex: { summary: "drop a plugin's data (such as the explorer index) so it rebuilds", load: () => import('./commands/reindex.js').then((m) => ({ help: m.reindexHelp, run: m.runReindex })) },
+  recovery: { summary: "sign a guardian's recovery of a DID (recovery sign)", load: () => import('./commands/recovery.js').then((m) => ({ help: m.recoveryHelp, run: m.runRecovery })) },
 };
+
+function helpOf(command: CommandModule, argv: string[]): string {
+  return command.helpFor?.(argv) ?? command.help;
+}
 
 export const mainHelp = `ledger: a full node for a decentralized-identity blockchain
 
@@ -63,13 +64,12 @@ function wantsHelp(argv: string[]): boolean {
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    const topic = name === 'help' ? rest[0] : undefined;
-    const command = topic === undefined ? undefined : COMMANDS[topic];
     if (name === undefined) {
       io.stderr(mainHelp + '\n');
       return EXIT_USAGE;
     }
-    io.stdout((command?.helpFor?.(rest.slice(1)) ?? command?.help ?? mainHelp) + '\n');
+    const topic = name === 'help' && rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0]) ? COMMANDS[rest[0]] : undefined;
+    io.stdout((topic ? helpOf(await topic.load(), rest.slice(1)) : mainHelp) + '\n');
     return EXIT_OK;
   }
   if (name === '--version' || name === '-v') {
@@ -81,12 +81,13 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`ledger: unknown command ${JSON.stringify(name)}. Commands: ${Object.keys(COMMANDS).join(', ')}. Run "ledger --help".\n`);
     return EXIT_USAGE;
   }
-  if (wantsHelp(rest)) {
-    io.stdout((command.helpFor?.(rest) ?? command.help) + '\n');
-    return EXIT_OK;
-  }
   try {
-    return await command.run(rest, io);
+    const loaded = await command.load();
+    if (wantsHelp(rest)) {
+      io.stdout(helpOf(loaded, rest) + '\n');
+      return EXIT_OK;
+    }
+    return await loaded.run(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr(`ledger ${name}: ${err.message}\nRun "ledger ${name} --help" for usage.\n`);
@@ -115,7 +116,7 @@ export function processIo(): CliIo {
 }
 
 /** The bin entry point, given the plugins of this build. `start` exits explicitly once the node has closed. */
-export async function runCli(argv = process.argv.slice(2), plugins: readonly Plugin[] = []): Promise<void> {
+export async function runCli(argv = process.argv.slice(2), plugins: readonly PluginEntry[] = []): Promise<void> {
   const code = await main(argv, { ...processIo(), plugins });
   if (argv[0] === 'start') process.exit(code);
   process.exitCode = code;

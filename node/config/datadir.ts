@@ -12,6 +12,9 @@ import { join } from 'node:path';
  *                     (kyc: its credential issuer; wallet: its sponsor), handed to it as ctx.serviceKey
  *   chain/            the node's LevelDB database
  */
+/** where a node keeps its data unless a flag, the config or the environment says otherwise */
+export const DEFAULT_DATA_DIR = './data';
+
 export interface DataPaths {
   root: string;
   config: string;

@@ -4,6 +4,7 @@
  */
 
 import { isIP } from 'node:net';
+import { DEFAULT_DATA_DIR } from './datadir.js';
 import { MAX_REQUEST_COST } from '../rpc/verification/cost.js';
 import { defaultVerifyThreads } from '../rpc/verification/pool.js';
 
@@ -59,7 +60,7 @@ export const PLUGIN_DEFAULT_PORTS: Readonly<Record<PluginName, number>> = { expl
 export function defaultConfig(): NodeConfig {
   const plugin = (name: PluginName): PluginConfig => ({ enabled: false, host: '127.0.0.1', port: PLUGIN_DEFAULT_PORTS[name] });
   return {
-    dataDir: './data',
+    dataDir: DEFAULT_DATA_DIR,
     rpc: {
       host: '127.0.0.1',
       port: 8545,

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { runLedger } from './fixtures/io.js';
-import { TX_KINDS } from '../../node/cli/commands/tx.js';
+import { TX_KINDS } from '../../node/cli/commands/tx-kinds.js';
 import { PAYLOAD_KINDS } from '../../node/protocol/payloads.js';
 
 t.test('help for the tool and every command', async (t) => {

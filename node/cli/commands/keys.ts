@@ -1,7 +1,6 @@
 import { join, resolve } from 'node:path';
-import { dataPaths } from '../../config/datadir.js';
+import { dataPaths, DEFAULT_DATA_DIR } from '../../config/datadir.js';
 import { generateAccountKey, generateValidatorKey, isValidatorKey, readKeyFile, secureKeysDir, writeKeyFile, type KeyFile } from '../../config/keyfile.js';
-import { defaultConfig } from '../../config/schema.js';
 import { toHex } from '../../protocol/bytes.js';
 import { NETWORK_RE } from '../../protocol/genesis.js';
 import { parseCommandArgs, printJson, stringFlag, UsageError, type CliIo } from '../io.js';
@@ -57,7 +56,7 @@ async function keysNew(argv: string[], io: CliIo): Promise<number> {
   if (out !== undefined) {
     file = resolve(io.cwd, out);
   } else {
-    const keysDir = dataPaths(resolve(io.cwd, stringFlag(p, 'data-dir') ?? (io.env.LEDGER_DATA_DIR || defaultConfig().dataDir))).keysDir;
+    const keysDir = dataPaths(resolve(io.cwd, stringFlag(p, 'data-dir') ?? (io.env.LEDGER_DATA_DIR || DEFAULT_DATA_DIR))).keysDir;
     await secureKeysDir(keysDir);
     file = join(keysDir, `${key.address}.json`);
   }

@@ -4,9 +4,8 @@ import { RpcClient } from '../../client/rpc-client.js';
 import { readKeyFile } from '../../config/keyfile.js';
 import { fromHex } from '../../protocol/bytes.js';
 import { parseDid } from '../../protocol/did.js';
-import { intFlag, parseCommandArgs, printJson, requireFlag, stringFlag, UsageError, type CliIo } from '../io.js';
+import { DEFAULT_RPC_URL, intFlag, parseCommandArgs, printJson, requireFlag, rpcUrlFlag, stringFlag, UsageError, type CliIo } from '../io.js';
 import { usage } from './recovery-tx.js';
-import { DEFAULT_RPC_URL } from './tx.js';
 
 /** `ledger recovery sign`: a guardian's signature for a DidRecover, made offline or with the node's help. */
 
@@ -51,7 +50,7 @@ async function recoverySign(argv: string[], io: CliIo): Promise<number> {
   let chainId = stringFlag(p, 'chain-id');
   const key = await readKeyFile(resolve(io.cwd, requireFlag(p, 'key', 'recovery')));
   if (chainId === undefined || versionId === undefined) {
-    const client = new RpcClient(stringFlag(p, 'rpc') ?? (io.env.LEDGER_RPC_URL || DEFAULT_RPC_URL));
+    const client = new RpcClient(rpcUrlFlag(p, io));
     chainId ??= (await client.chainInfo()).chain_id;
     if (versionId === undefined) {
       const doc = await client.didResolve(did);

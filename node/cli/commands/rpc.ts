@@ -1,7 +1,6 @@
 import { RpcClient } from '../../client/rpc-client.js';
 import { parseJson } from '../../protocol/json.js';
-import { parseCommandArgs, printJson, stringFlag, UsageError, type CliIo } from '../io.js';
-import { DEFAULT_RPC_URL } from './tx.js';
+import { DEFAULT_RPC_URL, parseCommandArgs, printJson, rpcUrlFlag, UsageError, type CliIo } from '../io.js';
 
 export const rpcHelp = `ledger rpc: call one JSON-RPC method and print its result as JSON
 
@@ -33,7 +32,7 @@ export async function runRpc(argv: string[], io: CliIo): Promise<number> {
   const p = parseCommandArgs('rpc', argv, { rpc: { type: 'string' } }, true);
   const [method, ...params] = p.positionals;
   if (method === undefined) throw new UsageError('rpc needs a method name, e.g. ledger_chainInfo', 'rpc');
-  const client = new RpcClient(stringFlag(p, 'rpc') ?? (io.env.LEDGER_RPC_URL || DEFAULT_RPC_URL));
+  const client = new RpcClient(rpcUrlFlag(p, io));
   printJson(io, await client.call(method, params.map(parseParam)));
   return 0;
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dataPaths } from '../../config/datadir.js';
 import { loadConfig } from '../../config/load.js';
-import { SUBJECT_ENUMERATION_ENV } from '../../config/schema.js';
+import { SUBJECT_ENUMERATION_ENV, type PluginName } from '../../config/schema.js';
 import { createLogger } from '../../logging.js';
 import { startNode } from '../../node.js';
 import { parseCommandArgs, printJson, type CliIo, type Options } from '../io.js';
@@ -78,7 +78,8 @@ export async function runStart(argv: string[], io: CliIo): Promise<number> {
     log.warn(`${SUBJECT_ENUMERATION_ENV}=1: ledger_credentialsBySubject is enabled; anyone who can reach the RPC port can list the credentials of any subject`);
   }
 
-  const node = await startNode(config, log, { plugins: io.plugins ?? [] });
+  const enabled = (io.plugins ?? []).filter((entry) => config.plugins[entry.name as PluginName]?.enabled);
+  const node = await startNode(config, log, { plugins: await Promise.all(enabled.map((entry) => entry.load())) });
   printJson(io, { rpc_url: node.rpcUrl, p2p: node.p2pAddrs, plugins: node.plugins });
 
   return new Promise<number>((resolveExit) => {

@@ -4,42 +4,12 @@ import { RpcClient } from '../../client/rpc-client.js';
 import { isValidatorKey, readKeyFile, type KeyFile } from '../../config/keyfile.js';
 import { amountFromJson, parseTokens } from '../../protocol/amount.js';
 import { CREDENTIAL_TYPES } from '../../protocol/credential-types.js';
-import type { PayloadKind, ServiceEndpoint } from '../../protocol/payloads.js';
+import type { ServiceEndpoint } from '../../protocol/payloads.js';
 import type { UnsignedTransaction } from '../../protocol/transaction.js';
-import { intFlag, parseCommandArgs, printJson, requireFlag, stringFlag, UsageError, type CliIo, type Parsed } from '../io.js';
+import { DEFAULT_RPC_URL, intFlag, parseCommandArgs, printJson, requireFlag, rpcUrlFlag, stringFlag, UsageError, type CliIo, type Parsed } from '../io.js';
 import { CREDENTIAL_TX_FLAGS, CREDENTIAL_TX_OPTIONS, credentialRequestTx, credentialRevokeTx, validatorQualifyTx } from './credential-tx.js';
 import { didRecoverTx, RECOVERY_TX_FLAGS, RECOVERY_TX_OPTIONS, setRecoveryPolicyTx } from './recovery-tx.js';
-
-export const DEFAULT_RPC_URL = 'http://127.0.0.1:8545';
-const KINDS = [
-  'transfer',
-  'stake',
-  'unstake',
-  'did-create',
-  'did-deactivate',
-  'validator-register',
-  'validator-qualify',
-  'set-recovery-policy',
-  'did-recover',
-  'credential-request',
-  'credential-revoke',
-] as const;
-type Kind = (typeof KINDS)[number];
-
-/** Each kind's payload (as the node's JSON names it), what it does and an example, for the help texts. */
-export const TX_KINDS: Record<Kind, { payload: PayloadKind; summary: string; example: string }> = {
-  transfer: { payload: 'Transfer', summary: 'send tokens to an address', example: 'ledger tx transfer --key data/keys/dev.json --to 3JQmMsGbVaLaZTtzMmPd41x8mrVb --amount 1.5 --wait' },
-  stake: { payload: 'Stake', summary: 'lock tokens as stake', example: 'ledger tx stake --key data/keys/validator.json --amount 10000' },
-  unstake: { payload: 'Unstake', summary: 'release staked tokens', example: 'ledger tx unstake --key data/keys/validator.json --amount 100' },
-  'did-create': { payload: 'DidCreate', summary: "create the key's DID", example: "ledger tx did-create --key alice.json --service '#pod,SolidPod,https://pod.example/alice'" },
-  'did-deactivate': { payload: 'DidDeactivate', summary: 'deactivate a DID for good', example: 'ledger tx did-deactivate --key alice.json' },
-  'validator-register': { payload: 'ValidatorRegister', summary: "register a validator's BLS vote key", example: 'ledger tx validator-register --key data/keys/validator.json --wait' },
-  'validator-qualify': { payload: 'ValidatorQualify', summary: "name the validator's KYC credential", example: 'ledger tx validator-qualify --key data/keys/validator.json --credential <uuid> --wait' },
-  'set-recovery-policy': { payload: 'SetRecoveryPolicy', summary: "name the guardians who may recover the DID", example: 'ledger tx set-recovery-policy --key alice.json --guardian <did> --guardian <did> --threshold 2 --delay-blocks 100' },
-  'did-recover': { payload: 'DidRecover', summary: "move a DID to a new key with its guardians' signatures", example: 'ledger tx did-recover --key relayer.json --did <did> --new-public-key <hex> --signature <did>=<hex> --signature <did>=<hex>' },
-  'credential-request': { payload: 'CredentialRequest', summary: 'ask the validators to attest a credential', example: 'ledger tx credential-request --key issuer.json --credential <uuid> --subject <did> --type KYCCredential --kyc-level 2 --hash <hex> --evidence <hex> --status-index 0 --wait' },
-  'credential-revoke': { payload: 'CredentialRevoke', summary: 'revoke a registered credential for good', example: 'ledger tx credential-revoke --key issuer.json --credential <uuid> --wait' },
-};
+import { KINDS, TX_KINDS, type Kind } from './tx-kinds.js';
 
 export const txHelp = `ledger tx: sign a transaction locally and send it to a node
 
@@ -238,7 +208,7 @@ export async function runTx(argv: string[], io: CliIo): Promise<number> {
   // Validate the flags before touching the network.
   unsignedFor(kind, p, key, 0n, '');
 
-  const client = new RpcClient(stringFlag(p, 'rpc') ?? (io.env.LEDGER_RPC_URL || DEFAULT_RPC_URL));
+  const client = new RpcClient(rpcUrlFlag(p, io));
   const { chain_id: chainId } = await client.chainInfo();
   const nonce = nonceFlag !== undefined ? BigInt(nonceFlag) : await client.getNonce(key.address, { pending: true });
   const signed = signAndEncode(chainId, unsignedFor(kind, p, key, nonce, chainId), key.seed);
