@@ -112,8 +112,15 @@ t.test('every page type shows the API facts, search finds each kind, blocks arri
 
   await t.test('home: network stats and the latest blocks and transactions', async (t) => {
     await open('', 'home');
-    const rendered = (await page.evaluate("performance.getEntriesByName('explorer:first-render')[0]?.startTime")) as number;
-    t.ok(rendered > 0 && rendered < 1000, `the first page renders in under 1 s (${Math.round(rendered)} ms)`);
+    // how fast it renders is bench:explorer-web's figure, from this mark
+    t.equal(await page.evaluate("performance.getEntriesByName('explorer:first-render').length"), 1, 'the app marks its first render');
+    t.equal(await page.locator('main h1').textContent(), 'Ledger explorer');
+    // one snapshot of the rows: new blocks are prepended live
+    const rows = (await page.evaluate("[...document.querySelectorAll('#latest-blocks tr')].map((tr) => [tr.querySelector('a').getAttribute('href'), tr.querySelector('td:nth-child(2) span').title])")) as [string, string][];
+    t.equal(rows.length, (await api('/blocks?limit=10')).data.length, 'the latest blocks, as many as the API lists');
+    const heights = rows.map(([link]) => Number(/^#\/block\/(\d+)$/.exec(link)?.[1]));
+    t.same(heights, [...heights].sort((x, y) => y - x), 'newest first');
+    for (const [i, [, hash]] of rows.entries()) t.equal(hash, (await api(`/blocks/${heights[i]}`)).hash, `block ${heights[i]}: the hash the API has`);
     const stats = await api('/stats/network');
     const text = await page.locator('main').innerText();
     t.match(text, `Transactions\n${stats.transactions.total_transactions}`);
