@@ -1,9 +1,13 @@
 import { toHex } from './protocol/bytes.js';
 
 /**
- * Which log lines committed blocks produce. One info line per block while blocks come at most once
- * per interval; faster, the blocks in between go to debug and one info summary per interval covers
- * them, so a busy chain does not flood the log. Pure: the caller passes the clock and writes the lines.
+ * Which log lines committed blocks produce. One info line per block with transactions while such
+ * blocks come at most once per interval; faster, the blocks in between go to debug and one info
+ * summary per interval covers them, so a busy chain does not flood the log. Empty blocks never get
+ * a line of their own at info: an idle chain makes one every idle interval, and each commits only
+ * once two more certify it, so their time since proposal is the idle wait, not a delay. Summaries
+ * count them, at most one per interval for empty blocks alone. Pure: the caller passes the clock
+ * and writes the lines.
  */
 export interface CommittedBlockFields {
   seq: number;
@@ -12,8 +16,8 @@ export interface CommittedBlockFields {
   hash: string;
   txs: number;
   round: number;
-  /** from the block's timestamp to its commit here */
-  latency_ms: number;
+  /** from the block's timestamp (its proposal) to its commit here, the wait for the blocks that certify it included */
+  since_proposal_ms: number;
 }
 
 export interface SummaryFields {
@@ -30,15 +34,20 @@ export type BlockLogLine =
 export const BLOCK_LOG_INTERVAL_MS = 1_000;
 
 export class BlockLogLimiter {
+  /** the last info line that covered transactions (a block's own line or a summary) */
   private lastInfoAt = -Infinity;
+  /** the last summary of empty blocks only, kept apart: an idle chain's summaries never hold back a block with transactions */
+  private lastIdleAt = -Infinity;
   private pending: SummaryFields | undefined;
 
   constructor(private readonly intervalMs = BLOCK_LOG_INTERVAL_MS) {}
 
   block(fields: CommittedBlockFields, now: number): BlockLogLine[] {
-    if (this.pending === undefined && now - this.lastInfoAt >= this.intervalMs) {
+    if (fields.txs > 0 && (this.pending?.txs ?? 0) === 0 && now - this.lastInfoAt >= this.intervalMs) {
+      // the empty blocks pending before it are summed up first, so the lines stay in seq order
+      const lines: BlockLogLine[] = [...this.flush(now), { level: 'info', msg: 'committed block', fields }];
       this.lastInfoAt = now;
-      return [{ level: 'info', msg: 'committed block', fields }];
+      return lines;
     }
     const p = (this.pending ??= { from_seq: fields.seq, to_seq: fields.seq, count: 0, txs: 0 });
     p.to_seq = fields.seq;
@@ -49,10 +58,16 @@ export class BlockLogLimiter {
 
   /** Call about once per interval, so a summary goes out even when the blocks stop. */
   tick(now: number): BlockLogLine[] {
-    if (this.pending === undefined || now - this.lastInfoAt < this.intervalMs) return [];
+    if (this.pending === undefined || now - (this.pending.txs > 0 ? this.lastInfoAt : this.lastIdleAt) < this.intervalMs) return [];
+    return this.flush(now);
+  }
+
+  private flush(now: number): BlockLogLine[] {
+    if (this.pending === undefined) return [];
     const summary = this.pending;
     this.pending = undefined;
-    this.lastInfoAt = now;
+    if (summary.txs > 0) this.lastInfoAt = now;
+    else this.lastIdleAt = now;
     return [{ level: 'info', msg: 'committed blocks', fields: summary }];
   }
 }
@@ -64,6 +79,6 @@ export function blockLogFields(block: { hash: Uint8Array; header: { height: numb
     hash: toHex(block.hash).slice(0, 12),
     txs,
     round: block.header.round,
-    latency_ms: Math.max(0, now - block.header.timestampMs),
+    since_proposal_ms: Math.max(0, now - block.header.timestampMs),
   };
 }
