@@ -7,14 +7,20 @@ const blockFor = (ms: number) => {
 };
 
 t.test('a blocked event loop shows as lag at once, before the sampler can tick', async (t) => {
-  const sampler = new EventLoopLagSampler(20).start();
+  // the sampler reads this clock; the loop is also really blocked, so that its timer runs late
+  let now = 1000;
+  const sampler = new EventLoopLagSampler(20, () => now).start();
   t.teardown(() => sampler.stop());
-  await new Promise((r) => setTimeout(r, 60));
-  blockFor(400);
-  // the sampler's tick is overdue by at least 400 - 20 ms, whatever the machine's load
-  t.ok(sampler.lagMs() >= 380, `lag ${sampler.lagMs()} ms while blocked`);
+  now += 400;
+  blockFor(40);
+  t.equal(sampler.lagMs(), 380, 'the tick is 400 - 20 ms overdue while the loop is blocked');
+  // the late tick runs first (its timer is overdue), then this one
   await new Promise((r) => setTimeout(r, 0));
-  t.ok(sampler.lagMs() >= 380, 'the tick that ran late keeps reporting it until the next one');
+  now += 10;
+  t.equal(sampler.lagMs(), 380, 'the tick that ran late keeps reporting it until the next one');
+  // the next tick, on time by this clock, clears it
+  await new Promise((r) => setTimeout(r, 60));
+  t.equal(sampler.lagMs(), 0, 'an on-time tick reports no lag');
 });
 
 t.test('an idle loop has little lag; a stopped sampler reports none', async (t) => {
