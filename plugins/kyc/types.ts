@@ -68,6 +68,11 @@ export interface Liveness {
   frames: number;
 }
 
+/** A JSON value as parsed from a request body (integers within 2^53 - 1). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** A session's metadata: the organization's own key-value pairs (verification/metadata.ts has the bounds). */
+export type Metadata = { [key: string]: JsonValue };
+
 export interface VerificationSession {
   id: string; // ver_…
   organizationId: string;
@@ -77,7 +82,7 @@ export interface VerificationSession {
   sandboxOutcome?: SandboxOutcome;
   subjectDid?: string;
   redirectUrl?: string;
-  metadata: Record<string, string>;
+  metadata: Metadata;
   createdAt: string;
   expiresAt: string;
   completedAt?: string;

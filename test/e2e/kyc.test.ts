@@ -89,8 +89,10 @@ t.test('accounts, sandbox outcomes, webhooks and a credential on chain', async (
   receiver.secret = hook.secret;
 
   await t.test('a sandbox pass: documents, liveness, webhooks, a credential valid on chain', async (t) => {
-    const { session, sessionUrl } = await api.createSession({ level: 2, sandbox: true, sandboxOutcome: 'pass', subjectDid: subject.did, metadata: { customer: 'c-1' } });
+    const metadata = { orderId: 12345, vip: true, customer: 'c-1', tags: ['gold', 2, null], address: { zip: '10115', floor: 3.5 } };
+    const { session, sessionUrl } = await api.createSession({ level: 2, sandbox: true, sandboxOutcome: 'pass', subjectDid: subject.did, metadata });
     t.match(session, { id: /^ver_/, status: 'pending', level: 2, sandbox: true, sessionToken: /^sess_tok_/ });
+    t.same(session.metadata, metadata, 'metadata of any JSON values, as given');
     t.equal(sessionUrl, `${n.kyc}/v/s/${session.sessionToken}`);
     t.match(await api.uploadDocument(session.id, testJpeg(800, 500, 1), { type: 'passport', side: 'front', final: true }), { document: { id: /^doc_/, type: 'passport', side: 'front' } });
     t.match(await api.livenessChallenge(session.id), { challenge: { id: /^chl_/, type: 'head_turn' } });
@@ -99,6 +101,7 @@ t.test('accounts, sandbox outcomes, webhooks and a credential on chain', async (
     const completed = await receiver.waitFor((e) => e.type === 'verification.completed' && e.data.verificationId === session.id);
     const issued = await receiver.waitFor((e) => e.type === 'credential.issued' && e.data.subjectDid === subject.did);
     t.match(completed.data, { verificationId: session.id, status: 'completed', outcome: 'pass', subjectDid: subject.did, level: 2, credentialId: /^urn:ledger:credential:/ });
+    t.same(completed.data.metadata, metadata, 'the webhook carries the metadata as given');
     t.match(issued.data, { credentialId: completed.data.credentialId, type: ['VerifiableCredential', 'KYCCredential'], issuer: /^did:ledger:testnet:/, txHash: /^[0-9a-f]{64}$/ });
     t.ok(completed.at <= issued.at, 'verification.completed comes first');
     const verified = await n.rpc.credentialVerify(issued.data.credentialId as string);
@@ -106,6 +109,9 @@ t.test('accounts, sandbox outcomes, webhooks and a credential on chain', async (
     const full = (await api.getSession(session.id)).session;
     t.match(full, { status: 'completed', credentialId: issued.data.credentialId, liveness: { status: 'passed' } });
     t.notOk('sessionToken' in full, 'the token is shown at creation only');
+    t.same(full.metadata, metadata, 'read back from the store as given');
+    const listed = (await api.call('GET', '/v1/verifications?status=completed', { auth: 'key' })).sessions.find((s: { id: string }) => s.id === session.id);
+    t.same(listed.metadata, metadata, 'and in the list');
   });
 
   await t.test('sandbox fail, document_rejected and timeout', async (t) => {

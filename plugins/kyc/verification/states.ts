@@ -1,4 +1,5 @@
 import type { IssuedCredential } from '../services.js';
+import { credentialIssued, verificationCompleted, verificationExpired, verificationFailed } from '../webhooks/payloads.js';
 import { DOCUMENT_TYPES, type KycEvent, type Liveness, type SessionDocument, type VerificationSession } from '../types.js';
 import { outcomeOf, sandboxDecision, SANDBOX_REJECTION } from './sandbox.js';
 
@@ -186,8 +187,7 @@ function credential(s: StoredSession, c: IssuedCredential, rules: Rules): Transi
   if (s.status !== 'processing' || !s.decision) return refuse('CREDENTIAL_NOT_EXPECTED', `the session is ${s.status} and awaits no credential`);
   if (c.subjectDid !== s.subjectDid) return refuse('CREDENTIAL_SUBJECT_MISMATCH', `the credential's subject ${c.subjectDid} is not the session's ${s.subjectDid}`, 400);
   const done: StoredSession = { ...s, status: 'completed', completedAt: iso(rules.at), credentialId: c.credentialId, credentialOfferUri: c.credentialOfferUri };
-  const issued = { credentialId: c.credentialId, type: c.type, issuer: c.issuer, subjectDid: c.subjectDid, issuanceDate: c.issuanceDate, expirationDate: c.expirationDate, txHash: c.txHash };
-  return { ok: true, session: done, effects: [emitCompleted(done), { type: 'emit', event: 'credential.issued', data: issued }] };
+  return { ok: true, session: done, effects: [emitCompleted(done), { type: 'emit', event: 'credential.issued', data: { ...credentialIssued(c) } }] };
 }
 
 function expire(s: StoredSession, reason: 'session_ttl' | 'review_ttl' | 'timeout', rules: Rules): Transition {
@@ -197,7 +197,7 @@ function expire(s: StoredSession, reason: 'session_ttl' | 'review_ttl' | 'timeou
   }
   const message = reason === 'timeout' ? 'the verification timed out (sandbox outcome timeout)' : reason === 'session_ttl' ? 'the session was not completed before it expired' : 'no decision was made before the review deadline';
   const next: StoredSession = { ...s, status: 'expired', reason, message };
-  return { ok: true, session: next, effects: [{ type: 'emit', event: 'verification.expired', data: { verificationId: s.id, status: 'expired', subjectDid: s.subjectDid ?? null, reason } }] };
+  return { ok: true, session: next, effects: [{ type: 'emit', event: 'verification.expired', data: { ...verificationExpired(s, reason) } }] };
 }
 
 function fail(s: StoredSession, reason: string, message: string, effects: Effect[]): Transition {
@@ -205,10 +205,10 @@ function fail(s: StoredSession, reason: string, message: string, effects: Effect
   return {
     ok: true,
     session: next,
-    effects: [...effects, { type: 'emit', event: 'verification.failed', data: { verificationId: s.id, status: 'failed', outcome: 'fail', subjectDid: s.subjectDid ?? null, reason, message } }],
+    effects: [...effects, { type: 'emit', event: 'verification.failed', data: { ...verificationFailed(s, reason, message) } }],
   };
 }
 
 function emitCompleted(s: StoredSession): Effect {
-  return { type: 'emit', event: 'verification.completed', data: { verificationId: s.id, status: 'completed', outcome: 'pass', subjectDid: s.subjectDid ?? null, level: s.level, credentialId: s.credentialId ?? null } };
+  return { type: 'emit', event: 'verification.completed', data: { ...verificationCompleted(s, s.credentialId ?? null) } };
 }

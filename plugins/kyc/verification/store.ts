@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { key, prefix, timeKey, type Batch, type PluginDb, type Table } from '../../common/store/tables.js';
-import type { KycEvent, LivenessChallenge, SessionStatus } from '../types.js';
+import type { KycEvent, LivenessChallenge, Metadata, SessionStatus } from '../types.js';
 import { awaitingDecision, type StoredSession } from './states.js';
 
 /**
@@ -8,7 +8,7 @@ import { awaitingDecision, type StoredSession } from './states.js';
  * so an index never disagrees with its record:
  *
  *   ver-sessions    id -> StoredSession
- *   ver-by-org      org, createdAt, id -> the list row (status, level, subject, credential, times)
+ *   ver-by-org      org, createdAt, id -> the list row (status, level, subject, credential, times, metadata)
  *   ver-by-token    SHA-256(session token) -> id; the token itself is never stored
  *   ver-expiry      expiresAt, id -> id, while pending or undecided in processing (the sweeper)
  *   ver-review      processingAt, id -> organization, while a live session awaits its decision
@@ -27,6 +27,8 @@ export interface ListRow {
   credentialId: string | null;
   createdAt: string;
   completedAt: string | null;
+  /** absent from rows written before lists showed it: then read from the session */
+  metadata?: Metadata;
 }
 
 export interface StoredChallenge extends LivenessChallenge {
@@ -65,6 +67,7 @@ const row = (s: StoredSession): ListRow => ({
   credentialId: s.credentialId ?? null,
   createdAt: s.createdAt,
   completedAt: s.completedAt ?? null,
+  metadata: s.metadata,
 });
 
 const expiring = (s: StoredSession): boolean => s.status === 'pending' || awaitingDecision(s);
@@ -164,7 +167,7 @@ export class SessionStore {
     let total = 0;
     for await (const [, r] of this.byOrg.entries({ ...prefix(organizationId), reverse: true })) {
       if (opts.status !== undefined && r.status !== opts.status) continue;
-      if (total >= opts.offset && rows.length < opts.limit) rows.push(r);
+      if (total >= opts.offset && rows.length < opts.limit) rows.push(r.metadata ? r : { ...r, metadata: (await this.sessions.get(r.id))?.metadata ?? {} });
       total++;
     }
     return { rows, total };

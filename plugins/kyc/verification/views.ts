@@ -45,7 +45,7 @@ export function sessionView(s: StoredSession): Record<string, unknown> {
 }
 
 export function listView(r: ListRow): Record<string, unknown> {
-  return { id: r.id, status: r.status, level: r.level, subjectDid: r.subjectDid, credentialId: r.credentialId, createdAt: r.createdAt, completedAt: r.completedAt };
+  return { id: r.id, status: r.status, level: r.level, subjectDid: r.subjectDid, credentialId: r.credentialId, createdAt: r.createdAt, completedAt: r.completedAt, metadata: r.metadata ?? {} };
 }
 
 /** The hosted page's view (session-token routes): enough to drive the steps, nothing internal. */

@@ -1,6 +1,6 @@
 import { LedgerError } from '../../../node/errors.js';
 import type { IssuedCredential } from '../services.js';
-import type { KycEvent } from '../types.js';
+import type { KycEvent, Metadata } from '../types.js';
 
 /**
  * The `data` object of each event (seed 001 part A, "Events"), built here and only here, so the
@@ -9,8 +9,17 @@ import type { KycEvent } from '../types.js';
  * `reason` (a machine code: `session_ttl` when the session's lifetime ran out before it was
  * completed, `review_ttl` when it waited in `processing` past its review deadline, `timeout` for
  * the sandbox outcome `timeout`). A session without a `subjectDid` sends `null`, and a pass
- * without a credential (no `subjectDid` to issue to) sends `credentialId: null`.
+ * without a credential (no `subjectDid` to issue to) sends `credentialId: null`. The three
+ * verification events also carry the session's `metadata`, as the organization gave it, so a
+ * receiver can match the event to its own records (an order id) without a lookup.
  */
+
+/** What the verification events read of a session. */
+export interface SessionFacts {
+  id: string;
+  subjectDid?: string;
+  metadata: Metadata;
+}
 
 export interface VerificationCompletedData {
   verificationId: string;
@@ -19,6 +28,7 @@ export interface VerificationCompletedData {
   subjectDid: string | null;
   level: number;
   credentialId: string | null;
+  metadata: Metadata;
 }
 
 export interface VerificationFailedData {
@@ -28,6 +38,7 @@ export interface VerificationFailedData {
   subjectDid: string | null;
   reason: string;
   message: string;
+  metadata: Metadata;
 }
 
 export interface VerificationExpiredData {
@@ -35,6 +46,7 @@ export interface VerificationExpiredData {
   status: 'expired';
   subjectDid: string | null;
   reason: string;
+  metadata: Metadata;
 }
 
 export type CredentialIssuedData = Omit<IssuedCredential, 'credentialOfferUri'>;
@@ -57,23 +69,23 @@ export interface EventData {
 
 /** The exact field list of each type, in the order they are sent. */
 export const EVENT_FIELDS: { readonly [T in KycEvent]: readonly (keyof EventData[T])[] } = {
-  'verification.completed': ['verificationId', 'status', 'outcome', 'subjectDid', 'level', 'credentialId'],
-  'verification.failed': ['verificationId', 'status', 'outcome', 'subjectDid', 'reason', 'message'],
-  'verification.expired': ['verificationId', 'status', 'subjectDid', 'reason'],
+  'verification.completed': ['verificationId', 'status', 'outcome', 'subjectDid', 'level', 'credentialId', 'metadata'],
+  'verification.failed': ['verificationId', 'status', 'outcome', 'subjectDid', 'reason', 'message', 'metadata'],
+  'verification.expired': ['verificationId', 'status', 'subjectDid', 'reason', 'metadata'],
   'credential.issued': ['credentialId', 'type', 'issuer', 'subjectDid', 'issuanceDate', 'expirationDate', 'txHash'],
   'credential.revoked': ['credentialId', 'subjectDid', 'revokedBy', 'reason', 'txHash'],
 };
 
-export function verificationCompleted(s: { id: string; subjectDid?: string; level: number }, credentialId: string | null): VerificationCompletedData {
-  return { verificationId: s.id, status: 'completed', outcome: 'pass', subjectDid: s.subjectDid ?? null, level: s.level, credentialId };
+export function verificationCompleted(s: SessionFacts & { level: number }, credentialId: string | null): VerificationCompletedData {
+  return { verificationId: s.id, status: 'completed', outcome: 'pass', subjectDid: s.subjectDid ?? null, level: s.level, credentialId, metadata: s.metadata };
 }
 
-export function verificationFailed(s: { id: string; subjectDid?: string }, reason: string, message: string): VerificationFailedData {
-  return { verificationId: s.id, status: 'failed', outcome: 'fail', subjectDid: s.subjectDid ?? null, reason, message };
+export function verificationFailed(s: SessionFacts, reason: string, message: string): VerificationFailedData {
+  return { verificationId: s.id, status: 'failed', outcome: 'fail', subjectDid: s.subjectDid ?? null, reason, message, metadata: s.metadata };
 }
 
-export function verificationExpired(s: { id: string; subjectDid?: string }, reason: 'session_ttl' | 'review_ttl' | 'timeout'): VerificationExpiredData {
-  return { verificationId: s.id, status: 'expired', subjectDid: s.subjectDid ?? null, reason };
+export function verificationExpired(s: SessionFacts, reason: 'session_ttl' | 'review_ttl' | 'timeout'): VerificationExpiredData {
+  return { verificationId: s.id, status: 'expired', subjectDid: s.subjectDid ?? null, reason, metadata: s.metadata };
 }
 
 export function credentialIssued(c: CredentialIssuedData): CredentialIssuedData {
@@ -100,7 +112,7 @@ export function checkEventData(type: KycEvent, data: Record<string, unknown>): v
   }
 }
 
-const SAMPLE_VERIFICATION = { id: 'ver_test_0000000000000000', subjectDid: 'did:example:test-subject', level: 2 };
+const SAMPLE_VERIFICATION = { id: 'ver_test_0000000000000000', subjectDid: 'did:example:test-subject', level: 2, metadata: { orderId: 'sample-order' } };
 const SAMPLE_CREDENTIAL = 'urn:ledger:credential:00000000-0000-4000-8000-000000000000';
 
 /** Sample data of each type, for test deliveries: the real shape, with values that are clearly samples. */

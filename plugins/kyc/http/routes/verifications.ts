@@ -5,6 +5,7 @@ import { DID_PATTERN, oneOf, onlyFields, onlyQuery, optionalBoolean, optionalStr
 import { DOCUMENT_SIDES, SANDBOX_OUTCOMES, SESSION_STATUSES } from '../../types.js';
 import { MAX_IMAGE_BYTES } from '../../verification/checks/image.js';
 import { MAX_FRAMES, type CreateInput, type SessionService, type UploadInput } from '../../verification/sessions.js';
+import { parseMetadata } from '../../verification/metadata.js';
 import { UPLOAD_TYPES } from '../../verification/states.js';
 import { formBoolean, readMultipart } from '../multipart.js';
 import type { KycCaller } from '../auth-levels.js';
@@ -22,8 +23,6 @@ import type { KycRouter } from '../router.js';
  *
  * Another organization's session is a 404, like an unknown one.
  */
-
-const METADATA_MAX_KEYS = 50;
 
 /** The upload form of both routes (API key and session token). */
 export async function readDocumentForm(ctx: RequestContext): Promise<UploadInput> {
@@ -53,18 +52,6 @@ export async function readLivenessForm(ctx: RequestContext): Promise<{ frames: U
   return { frames, ...(form.fields.challengeId !== undefined ? { challengeId: form.fields.challengeId } : {}) };
 }
 
-function metadata(value: unknown): Record<string, string> {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw validation('metadata must be an object of string values', 'metadata');
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length > METADATA_MAX_KEYS) throw validation(`metadata takes at most ${METADATA_MAX_KEYS} keys`, 'metadata');
-  for (const [k, v] of entries) {
-    if (k.length < 1 || k.length > 40) throw validation(`metadata keys are 1 to 40 characters (${JSON.stringify(k.slice(0, 50))})`, 'metadata');
-    if (typeof v !== 'string' || v.length > 500) throw validation(`metadata.${k} must be a string of at most 500 characters`, 'metadata');
-  }
-  return Object.fromEntries(entries) as Record<string, string>;
-}
-
 /** The creation body: level 1..3; sandbox defaults to the key's mode; sandboxOutcome only in sandbox. */
 export function parseCreate(body: Record<string, unknown>, caller: KycCaller): CreateInput {
   onlyFields(body, ['level', 'sandbox', 'sandboxOutcome', 'subjectDid', 'redirectUrl', 'metadata']);
@@ -90,7 +77,7 @@ export function parseCreate(body: Record<string, unknown>, caller: KycCaller): C
     ...(outcome !== undefined ? { sandboxOutcome: outcome } : {}),
     ...(subjectDid !== undefined ? { subjectDid } : {}),
     ...(redirectUrl !== undefined ? { redirectUrl } : {}),
-    metadata: metadata(body.metadata),
+    metadata: parseMetadata(body.metadata),
   };
 }
 

@@ -86,18 +86,23 @@ t.test('sandbox keys create only sandbox sessions', async (t) => {
 });
 
 t.test('list: newest first, status filter, paging, per organization', async (t) => {
-  const { sessions, clock } = await setup(t);
+  const { sessions, clock, base } = await setup(t);
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
     clock.now += 1000;
-    ids.push((await sessions.create(LIVE_A, input({ sandbox: true }))).session.id as string);
+    ids.push((await sessions.create(LIVE_A, input({ sandbox: true, metadata: { n: i, tags: [i, null] } }))).session.id as string);
   }
   await sessions.create(LIVE_B, input());
   await sessions.uploadDocument({ organizationId: ORG_A, id: ids[1]! }, { type: 'passport', side: 'front', final: true, file: IMG });
   const all = await sessions.list(ORG_A, { limit: 20, offset: 0 });
   t.equal(all.total, 5);
   t.same(all.sessions.map((s) => s.id), [...ids].reverse());
-  t.same(Object.keys(all.sessions[0]!), ['id', 'status', 'level', 'subjectDid', 'credentialId', 'createdAt', 'completedAt']);
+  t.same(Object.keys(all.sessions[0]!), ['id', 'status', 'level', 'subjectDid', 'credentialId', 'createdAt', 'completedAt', 'metadata']);
+  t.same(all.sessions.map((s) => s.metadata), [4, 3, 2, 1, 0].map((n) => ({ n, tags: [n, null] })), 'each row with its metadata');
+  // a row written before rows carried metadata: the list reads it from the session
+  const rows = base.db.json<Record<string, unknown>>('ver-by-org');
+  for await (const [k, row] of rows.entries()) if (row.id === ids[0]) await rows.put(k, { ...row, metadata: undefined });
+  t.same((await sessions.list(ORG_A, { limit: 20, offset: 0 })).sessions.at(-1)!.metadata, { n: 0, tags: [0, null] });
   const done = await sessions.list(ORG_A, { status: 'completed', limit: 20, offset: 0 });
   t.same(done.sessions.map((s) => s.id), [ids[1]]);
   t.equal(done.sessions[0]!.completedAt, new Date(clock.now).toISOString());
@@ -150,7 +155,7 @@ t.test('live level 1: final upload -> review queue -> approve -> credential -> c
   t.match(done, { status: 'completed', credentialId: issued(LEDGER_DID).credentialId, credentialOfferUri: issued(LEDGER_DID).credentialOfferUri, completedAt: new Date(clock.now).toISOString() });
   t.same(events.types(), ['verification.completed', 'credential.issued']);
   t.equal(events.events[0]!.organizationId, ORG_A);
-  t.same(events.events[0]!.data, { verificationId: id, status: 'completed', outcome: 'pass', subjectDid: LEDGER_DID, level: 1, credentialId: issued(LEDGER_DID).credentialId });
+  t.same(events.events[0]!.data, { verificationId: id, status: 'completed', outcome: 'pass', subjectDid: LEDGER_DID, level: 1, credentialId: issued(LEDGER_DID).credentialId, metadata: {} });
   t.equal(await codeOf(sessions.credentialIssued(id, issued(LEDGER_DID, 2))), 'SESSION_FINISHED');
   t.equal(await sessions.resumeIssuance(), 0);
   t.same(await consistent(base), []);
@@ -289,7 +294,7 @@ t.test('expireDue: pending at its TTL, processing at the review TTL, decided nev
   t.equal(await sessions.expireDue(start + 3600_000 - 1), 0);
   t.equal(await sessions.expireDue(start + 3600_000), 1);
   t.match(await sessions.get(ORG_A, pending.id as string), { status: 'expired', reason: 'session_ttl' });
-  t.same(events.events.at(-1), { organizationId: ORG_A, type: 'verification.expired', data: { verificationId: pending.id, status: 'expired', subjectDid: 'did:key:z6Mk', reason: 'session_ttl' } });
+  t.same(events.events.at(-1), { organizationId: ORG_A, type: 'verification.expired', data: { verificationId: pending.id, status: 'expired', subjectDid: 'did:key:z6Mk', reason: 'session_ttl', metadata: {} } });
   t.equal(await sessions.expireDue(start + 7200_000), 1);
   t.match(await sessions.get(ORG_A, processing.id as string), { status: 'expired', reason: 'review_ttl' });
   t.equal(await sessions.expireDue(start + 1e12), 0);

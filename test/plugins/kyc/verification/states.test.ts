@@ -99,7 +99,7 @@ t.test('a live session with a rejected document fails on entering processing', a
   t.equal(f.session.reason, 'mrz_check_digit');
   t.same(emitted(f), ['verification.failed']);
   const data = (f.effects[0] as { data: Record<string, unknown> }).data;
-  t.same(data, { verificationId: 'ver_1', status: 'failed', outcome: 'fail', subjectDid: null, reason: 'mrz_check_digit', message: f.session.message });
+  t.same(data, { verificationId: 'ver_1', status: 'failed', outcome: 'fail', subjectDid: null, reason: 'mrz_check_digit', message: f.session.message, metadata: {} });
 });
 
 t.test('sandbox outcomes on entering processing', async (t) => {
@@ -112,7 +112,7 @@ t.test('sandbox outcomes on entering processing', async (t) => {
   t.equal(pass.session.completedAt, new Date(AT).toISOString());
   t.equal(pass.session.documents[0]!.status, 'verified');
   t.same(emitted(pass), ['verification.completed']);
-  t.same((pass.effects[0] as { data: unknown }).data, { verificationId: 'ver_1', status: 'completed', outcome: 'pass', subjectDid: null, level: 1, credentialId: null });
+  t.same((pass.effects[0] as { data: unknown }).data, { verificationId: 'ver_1', status: 'completed', outcome: 'pass', subjectDid: null, level: 1, credentialId: null, metadata: {} });
 
   const withDid = run('pass', LEDGER_DID);
   t.equal(withDid.session.status, 'processing', 'a did:ledger subject waits for its credential');
@@ -133,7 +133,7 @@ t.test('sandbox outcomes on entering processing', async (t) => {
   t.equal(timeout.session.status, 'expired');
   t.equal(timeout.session.reason, 'timeout');
   t.same(emitted(timeout), ['verification.expired']);
-  t.same((timeout.effects[0] as { data: unknown }).data, { verificationId: 'ver_1', status: 'expired', subjectDid: LEDGER_DID, reason: 'timeout' });
+  t.same((timeout.effects[0] as { data: unknown }).data, { verificationId: 'ver_1', status: 'expired', subjectDid: LEDGER_DID, reason: 'timeout', metadata: {} });
 
   const rejected = run('document_rejected');
   t.equal(rejected.session.status, 'failed', 'fails at the final upload, before processing');

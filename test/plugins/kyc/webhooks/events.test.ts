@@ -4,7 +4,8 @@ import { credentialIssued, verificationCompleted, verificationFailed } from '../
 import { FAST, part, receiver, until } from './harness.js';
 
 const ORG = 'org_a';
-const session = { id: 'ver_1', subjectDid: 'did:ledger:test:abc', level: 2 };
+const metadata = { orderId: 12345, vip: true, note: null, tags: ['gold', 2], nested: { ratio: 0.25, deep: { ok: false } } };
+const session = { id: 'ver_1', subjectDid: 'did:ledger:test:abc', level: 2, metadata };
 const completed = () => verificationCompleted(session, 'urn:ledger:credential:1') as unknown as Record<string, unknown>;
 
 t.test('one event, one id, to every enabled endpoint of the organization that subscribes to it', async (t) => {
@@ -31,7 +32,7 @@ t.test('one event, one id, to every enabled endpoint of the organization that su
   t.same(Object.keys(x!.json), ['id', 'type', 'createdAt', 'data'], 'the envelope');
   t.equal(x!.json.type, 'verification.completed');
   t.ok(Date.parse(x!.json.createdAt) >= before - 5 && /Z$/.test(x!.json.createdAt), 'createdAt is ISO 8601');
-  t.same(x!.json.data, { verificationId: 'ver_1', status: 'completed', outcome: 'pass', subjectDid: 'did:ledger:test:abc', level: 2, credentialId: 'urn:ledger:credential:1' });
+  t.same(x!.json.data, { verificationId: 'ver_1', status: 'completed', outcome: 'pass', subjectDid: 'did:ledger:test:abc', level: 2, credentialId: 'urn:ledger:credential:1', metadata }, 'the metadata as given, through the outbox');
   t.equal(x!.headers['ledger-event-id'], x!.json.id);
   t.equal(x!.headers['ledger-event-type'], 'verification.completed');
   t.match(x!.headers['ledger-signature'], /^t=\d+,v1=[0-9a-f]{64}$/);

@@ -11,11 +11,12 @@ import {
   verificationFailed,
 } from '../../../../plugins/kyc/webhooks/payloads.js';
 
-t.test('each builder gives exactly the seed\'s fields for its type', async (t) => {
-  const s = { id: 'ver_1', subjectDid: 'did:ledger:test:a', level: 3 };
-  t.same(verificationCompleted(s, 'urn:ledger:credential:1'), { verificationId: 'ver_1', status: 'completed', outcome: 'pass', subjectDid: 'did:ledger:test:a', level: 3, credentialId: 'urn:ledger:credential:1' });
-  t.same(verificationFailed(s, 'face_mismatch', 'no match'), { verificationId: 'ver_1', status: 'failed', outcome: 'fail', subjectDid: 'did:ledger:test:a', reason: 'face_mismatch', message: 'no match' });
-  t.same(verificationExpired({ id: 'ver_2' }, 'session_ttl'), { verificationId: 'ver_2', status: 'expired', subjectDid: null, reason: 'session_ttl' }, 'no subjectDid is null');
+t.test('each builder gives exactly the seed\'s fields for its type, and the verification events the session\'s metadata', async (t) => {
+  const metadata = { orderId: 12345, vip: true, tags: ['a', null], nested: { n: 1.5 } };
+  const s = { id: 'ver_1', subjectDid: 'did:ledger:test:a', level: 3, metadata };
+  t.same(verificationCompleted(s, 'urn:ledger:credential:1'), { verificationId: 'ver_1', status: 'completed', outcome: 'pass', subjectDid: 'did:ledger:test:a', level: 3, credentialId: 'urn:ledger:credential:1', metadata });
+  t.same(verificationFailed(s, 'face_mismatch', 'no match'), { verificationId: 'ver_1', status: 'failed', outcome: 'fail', subjectDid: 'did:ledger:test:a', reason: 'face_mismatch', message: 'no match', metadata });
+  t.same(verificationExpired({ id: 'ver_2', metadata: {} }, 'session_ttl'), { verificationId: 'ver_2', status: 'expired', subjectDid: null, reason: 'session_ttl', metadata: {} }, 'no subjectDid is null');
   const issued = { credentialId: 'c', type: ['VerifiableCredential', 'KYCCredential'], issuer: 'did:i', subjectDid: 'did:s', issuanceDate: 'a', expirationDate: 'b', txHash: 'ff', credentialOfferUri: 'https://x' };
   t.same(credentialIssued(issued), { credentialId: 'c', type: ['VerifiableCredential', 'KYCCredential'], issuer: 'did:i', subjectDid: 'did:s', issuanceDate: 'a', expirationDate: 'b', txHash: 'ff' }, 'the offer is not part of the event');
   t.same(credentialRevoked({ credentialId: 'c', subjectDid: 'did:s', revokedBy: 'did:i', reason: 'r', txHash: 'ff' }), { credentialId: 'c', subjectDid: 'did:s', revokedBy: 'did:i', reason: 'r', txHash: 'ff' });
@@ -28,7 +29,7 @@ t.test('each builder gives exactly the seed\'s fields for its type', async (t) =
 });
 
 t.test('checkEventData names what is missing and what is unknown', async (t) => {
-  t.throws(() => checkEventData('verification.completed', { verificationId: 'v', extra: 1 }), { code: 'KYC_EVENT_DATA_INVALID', message: /missing status, outcome, subjectDid, level, credentialId; unknown extra/ });
+  t.throws(() => checkEventData('verification.completed', { verificationId: 'v', extra: 1 }), { code: 'KYC_EVENT_DATA_INVALID', message: /missing status, outcome, subjectDid, level, credentialId, metadata; unknown extra/ });
   t.throws(() => checkEventData('verification.failed', [] as any), { code: 'KYC_EVENT_DATA_INVALID' });
   t.throws(() => checkEventData('verification.nope' as any, {}), { code: 'KYC_EVENT_UNKNOWN' });
 });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { httpCall } from '../../../common/http-call.js';
 import { docForm, framesForm, jpegImage, LEDGER_DID, pngImage, serve } from '../../verification/harness.js';
 
 const IMG = jpegImage(400, 300);
@@ -17,7 +18,7 @@ t.test('create, read, list over HTTP; errors are Problems', async (t) => {
   t.notOk('tokenHash' in read.body.session);
   t.notOk('steps' in read.body.session);
   const list = await h.req('GET', '/v1/verifications?status=pending&limit=5', { key: 'sk_live_a' });
-  t.same(list.body, { sessions: [{ id: session.id, status: 'pending', level: 2, subjectDid: LEDGER_DID, credentialId: null, createdAt: session.createdAt, completedAt: null }], total: 1 });
+  t.same(list.body, { sessions: [{ id: session.id, status: 'pending', level: 2, subjectDid: LEDGER_DID, credentialId: null, createdAt: session.createdAt, completedAt: null, metadata: { order: '17' } }], total: 1 });
 
   const bad = async (body: unknown, field: string, key = 'sk_live_a', status = 400) => {
     const r = await h.req('POST', '/v1/verifications', { key, body });
@@ -33,7 +34,8 @@ t.test('create, read, list over HTTP; errors are Problems', async (t) => {
   await bad({ level: 1, sandboxOutcome: 'pass' }, 'sandboxOutcome');
   await bad({ level: 1, sandbox: true, sandboxOutcome: 'maybe' }, 'sandboxOutcome');
   await bad({ level: 1, redirectUrl: 'javascript:alert(1)' }, 'redirectUrl');
-  await bad({ level: 1, metadata: { a: 1 } }, 'metadata');
+  await bad({ level: 1, metadata: ['a'] }, 'metadata');
+  await bad({ level: 1, metadata: 'order=17' }, 'metadata');
   await bad({ level: 1, colour: 'red' }, 'colour');
   const forbidden = await bad({ level: 1, sandbox: false }, 'sandbox', 'sk_sandbox_a', 403);
   t.equal(forbidden.body.code, 'SANDBOX_KEY_LIVE_SESSION');
@@ -43,6 +45,41 @@ t.test('create, read, list over HTTP; errors are Problems', async (t) => {
   t.equal((await h.req('GET', '/v1/verifications?status=done', { key: 'sk_live_a' })).status, 400);
   t.equal((await h.req('GET', '/v1/verifications')).status, 401);
   t.equal((await h.req('GET', '/v1/verifications', { key: 'sk_nope' })).status, 401);
+});
+
+t.test('metadata: any JSON values, kept as given on create, GET and list; over a limit a Problem naming it', async (t) => {
+  const h = await serve(t);
+  const metadata = { orderId: 12345, vip: true, none: null, price: 19.99, negative: -0.5, tags: ['a', 1, false, null, []], address: { city: 'Zürich', lines: ['x'], geo: { lat: 47.37 } }, empty: {}, '✓ ok': 'ünïcode 😀' };
+  const created = await h.req('POST', '/v1/verifications', { key: 'sk_live_a', body: { level: 1, metadata } });
+  t.equal(created.status, 201, JSON.stringify(created.body));
+  t.same(created.body.session.metadata, metadata);
+  const id = created.body.session.id;
+  t.same((await h.req('GET', `/v1/verifications/${id}`, { key: 'sk_live_a' })).body.session.metadata, metadata);
+  t.same((await h.req('GET', '/v1/verifications', { key: 'sk_live_a' })).body.sessions[0].metadata, metadata);
+  t.same((await h.req('POST', '/v1/verifications', { key: 'sk_live_a', body: { level: 1 } })).body.session.metadata, {}, 'none given is {}');
+  t.same((await h.req('POST', '/v1/verifications', { key: 'sk_live_a', body: { level: 1, metadata: null } })).body.session.metadata, {});
+
+  const refused = async (metadata: unknown, code: string, detail: RegExp, raw?: string) => {
+    const headers = { 'x-api-key': 'sk_live_a', 'content-type': 'application/json' };
+    const r = await httpCall(h.url, 'POST', '/v1/verifications', { headers, raw: raw ?? JSON.stringify({ level: 1, metadata }) });
+    t.equal(r.status, 400, code);
+    t.match(r.headers.get('content-type'), /problem\+json/);
+    t.match(r.body, { status: 400, code, field: 'metadata', detail });
+  };
+  const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+  t.equal((await h.req('POST', '/v1/verifications', { key: 'sk_live_a', body: { level: 1, metadata: keys(50) } })).status, 201, '50 keys');
+  await refused(keys(51), 'METADATA_TOO_MANY_KEYS', /at most 50 keys; it has 51/);
+  await refused({ ['k'.repeat(41)]: 1 }, 'METADATA_KEY_INVALID', /1 to 40 characters/);
+  await refused({ '': 1 }, 'METADATA_KEY_INVALID', /1 to 40 characters/);
+  const big = { note: 'x'.repeat(8192 - '{"note":""}'.length) };
+  t.equal((await h.req('POST', '/v1/verifications', { key: 'sk_live_a', body: { level: 1, metadata: big } })).status, 201, 'exactly 8192 bytes of JSON');
+  await refused({ note: `${big.note}x` }, 'METADATA_TOO_LARGE', /8193 bytes of JSON; the limit is 8192 bytes \(8 KB\)/);
+  await refused({ name: 'é'.repeat(4091) }, 'METADATA_TOO_LARGE', /the limit is 8192 bytes/);
+  let deep: unknown = 1;
+  for (let i = 0; i < 7; i++) deep = [deep];
+  t.equal((await h.req('POST', '/v1/verifications', { key: 'sk_live_a', body: { level: 1, metadata: { a: deep } } })).status, 201, '8 levels in all');
+  await refused({ a: [deep] }, 'METADATA_TOO_DEEP', /at most 8 levels/);
+  await refused(undefined, 'METADATA_NUMBER_UNSAFE', /metadata\.orderId is an integer beyond 2\^53 - 1 \(12345678901234567890\).*send it as a string/, '{"level":1,"metadata":{"orderId":12345678901234567890}}');
 });
 
 t.test('organizations are isolated', async (t) => {

@@ -155,7 +155,7 @@ t.test('test delivery: 200 with the outcome; evt_test_ id; verified by the recei
   t.equal(res.status, 200);
   t.match(res.body, { id: /^evt_test_[0-9a-f]{24}$/, deliveryId: /^del_/, status: 'delivered', statusCode: 200, duration: Number, request: { url: rx.url, headers: { 'Ledger-Signature': /^t=\d+,v1=[0-9a-f]{64}$/, 'Ledger-Event-Id': res.body.id } } });
   t.equal(rx.received[0]!.signedWith, created.body.secret);
-  t.same(rx.received[0]!.json.data, { verificationId: 'ver_test_0000000000000000', status: 'failed', outcome: 'fail', subjectDid: 'did:example:test-subject', reason: 'face_mismatch', message: rx.received[0]!.json.data.message });
+  t.same(rx.received[0]!.json.data, { verificationId: 'ver_test_0000000000000000', status: 'failed', outcome: 'fail', subjectDid: 'did:example:test-subject', reason: 'face_mismatch', message: rx.received[0]!.json.data.message, metadata: { orderId: 'sample-order' } });
   const failed = await req('POST', '/v1/webhooks/test', { body: { webhookId: created.body.id, eventType: 'credential.issued' } });
   t.match(failed.body, { status: 'failed', statusCode: 500, error: 'HTTP 500' });
   const list = await req('GET', `/v1/webhooks/${created.body.id}/deliveries`);
@@ -172,7 +172,7 @@ t.test('rotate-secret: the new secret is shown once, and the old one fails verif
   const created = await req('POST', '/v1/webhooks', { body: { url: rx.url } });
   const old = created.body.secret;
   rx.secrets.push(old);
-  await p.webhooks.emit('org_a', 'verification.completed', verificationCompleted({ id: 'ver_9', level: 1 }, 'urn:ledger:credential:9') as any);
+  await p.webhooks.emit('org_a', 'verification.completed', verificationCompleted({ id: 'ver_9', level: 1, metadata: {} }, 'urn:ledger:credential:9') as any);
   await until(() => rx.received.length === 1, 3000, 'first attempt');
   const rotated = await req('POST', `/v1/webhooks/${created.body.id}/rotate-secret`);
   t.equal(rotated.status, 200);
@@ -198,10 +198,10 @@ t.test('deliveries: the primary shape, the wrapper, paging and the status filter
   rx.secrets.push(created.body.secret);
   const id = created.body.id;
   const path = `/v1/webhooks/${id}/deliveries`;
-  for (let i = 0; i < 3; i++) await p.webhooks.emit('org_a', 'verification.completed', verificationCompleted({ id: `ver_${i}`, level: 1 }, `urn:ledger:credential:${i}`) as any);
+  for (let i = 0; i < 3; i++) await p.webhooks.emit('org_a', 'verification.completed', verificationCompleted({ id: `ver_${i}`, level: 1, metadata: {} }, `urn:ledger:credential:${i}`) as any);
   await until(async () => (await req('GET', `${path}?status=failed`)).body.pagination.total === 3, 5000, 'three failed');
   healthy = true;
-  for (let i = 3; i < 30; i++) await p.webhooks.emit('org_a', 'verification.completed', verificationCompleted({ id: `ver_${i}`, level: 1 }, `urn:ledger:credential:${i}`) as any);
+  for (let i = 3; i < 30; i++) await p.webhooks.emit('org_a', 'verification.completed', verificationCompleted({ id: `ver_${i}`, level: 1, metadata: {} }, `urn:ledger:credential:${i}`) as any);
   await until(async () => (await req('GET', `${path}?status=success`)).body.pagination.total === 27, 5000, 'twenty-seven delivered');
 
   const first = await req('GET', path);
@@ -243,7 +243,7 @@ t.test('a pending delivery shows nextRetryAt', async (t) => {
   const rx = await receiver(t, () => 500);
   const created = await req('POST', '/v1/webhooks', { body: { url: rx.url } });
   rx.secrets.push(created.body.secret);
-  await p.webhooks.emit('org_a', 'verification.completed', verificationCompleted({ id: 'ver_1', level: 1 }, 'urn:ledger:credential:1') as any);
+  await p.webhooks.emit('org_a', 'verification.completed', verificationCompleted({ id: 'ver_1', level: 1, metadata: {} }, 'urn:ledger:credential:1') as any);
   const path = `/v1/webhooks/${created.body.id}/deliveries?status=pending`;
   await until(async () => (await req('GET', path)).body.data[0]?.attemptNumber === 1, 3000, 'first attempt');
   const d = (await req('GET', path)).body.data[0];
