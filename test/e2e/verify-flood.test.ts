@@ -21,9 +21,7 @@ async function post(url: string, payload: unknown): Promise<Answer> {
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
-t.test('ledger_blockNumber stays fast and blocks keep coming while BBS proofs flood in', async (t) => {
+t.test('ledger_blockNumber is answered and blocks keep coming while BBS proofs flood in', async (t) => {
   const dir = await tempDataDir(t);
   t.equal((await runCli(['init', '--data-dir', dir])).code, 0);
   const node = await startNodeProcess(t, dir);
@@ -35,30 +33,37 @@ t.test('ledger_blockNumber stays fast and blocks keep coming while BBS proofs fl
   const blockNumber = async () => (await post(node.url, { jsonrpc: '2.0', id: 0, method: 'ledger_blockNumber', params: [] })).body.result as number;
 
   const answers: Answer[] = [];
-  const latencies: number[] = [];
+  // when each call went out and came back, in the order of events here: a counter, not a clock
+  let step = 0;
+  const proofsOut: Array<{ sent: number; answered: number }> = [];
+  const probes: Array<{ sent: number; answered: number }> = [];
   const floodMs = 8_000;
   const startHeight = await blockNumber();
   const end = Date.now() + floodMs;
   const client = async (batchOf: number) => {
-    for (let id = 1; Date.now() < end; id++) answers.push(await post(node.url, batchOf === 1 ? verify(id) : Array.from({ length: batchOf }, (_, i) => verify(id * 10 + i))));
+    for (let id = 1; Date.now() < end; id++) {
+      const sent = ++step;
+      const answer = await post(node.url, batchOf === 1 ? verify(id) : Array.from({ length: batchOf }, (_, i) => verify(id * 10 + i)));
+      const answered = ++step;
+      answers.push(answer);
+      if ((Array.isArray(answer.body) ? answer.body : [answer.body]).some((i) => i.result === true)) proofsOut.push({ sent, answered });
+    }
   };
   const probe = async () => {
     while (Date.now() < end) {
-      const started = performance.now();
+      const sent = ++step;
       await blockNumber();
-      latencies.push(performance.now() - started);
+      probes.push({ sent, answered: ++step });
       await new Promise((r) => setTimeout(r, 100));
     }
   };
   await Promise.all([client(1), client(1), client(1), client(1), client(5), client(5), probe()]);
   const endHeight = await blockNumber();
 
-  latencies.sort((a, b) => a - b);
-  const [p50, p99] = [percentile(latencies, 50), percentile(latencies, 99)];
-  t.comment(`ledger_blockNumber during the flood: ${latencies.length} calls, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
-  t.comment(`blocks during the flood: ${endHeight - startHeight} in ${floodMs / 1000} s`);
-  t.ok(p50 < 250, `blockNumber p50 ${p50.toFixed(1)} ms`);
-  t.ok(latencies.at(-1)! < 2_000, `blockNumber max ${latencies.at(-1)!.toFixed(1)} ms`);
+  // With the proofs on the event loop a call waits behind the one being verified, so only a call or
+  // two could come back while a proof is out; in the pool, call after call does.
+  const within = Math.max(0, ...proofsOut.map((v) => probes.filter((p) => p.sent > v.sent && p.answered < v.answered).length));
+  t.ok(within >= 5, `while one proof was being verified, ${within} blockNumber calls went out and came back in turn`);
   t.ok(endHeight - startHeight >= 3, `blocks kept coming (${endHeight - startHeight} in ${floodMs / 1000} s; an idle node makes one at least every second)`);
 
   const items = answers.flatMap((a) => (Array.isArray(a.body) ? a.body : [a.body]));
