@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { verifyCredentialProof } from '../../node/client/index.js';
 import { ed25519PublicKeyFromMultibase } from '../../node/crypto/multibase.js';
 import { KycClient } from '../../bench/lib/kyc/client.js';
+import { testJpeg } from '../../bench/lib/kyc/images.js';
 import { WebhookReceiver } from '../../bench/lib/kyc/receiver.js';
 import { chromiumMissing, launchChromium } from './browser.js';
 import { startKycNode, subjectOnChain } from './kyc/setup.js';
@@ -13,8 +14,8 @@ import { shot } from '../plugins/kyc/hosted/page-helpers.js';
 /**
  * The issue's "done": on a real node, a sandbox session created with the API key is completed
  * through the hosted page in headless Chromium with a fake camera (document photo, liveness
- * frames), which then shows the credential offer as a QR code and returns to redirectUrl. The
- * organization gets signed webhooks; the credential is valid through JSON-RPC; a wallet redeems
+ * frames; a photo too small to read is first refused, in words for people), which then shows the
+ * credential offer as a QR code and returns to redirectUrl. The organization gets signed webhooks; the credential is valid through JSON-RPC; a wallet redeems
  * it with the OpenID4VCI library's client in its own process, with a proof signed by the
  * subject's key, and it verifies under the issuer's key.
  */
@@ -46,7 +47,16 @@ t.test('a sandbox session completed through the hosted page in a real browser', 
   await page.getByRole('heading', { level: 2, name: 'Photograph your identity document' }).waitFor();
   t.equal(await page.locator('#org-name').textContent(), "Web Owner's organization");
   await page.getByLabel('Passport').check();
-  await page.getByRole('button', { name: 'Use the camera' }).click();
+
+  // the server refuses a photo too small to read (IMAGE_TOO_SMALL): the page says so in words for people
+  await page.getByLabel(/Or choose a photo/).setInputFiles({ name: 'tiny.jpg', mimeType: 'image/jpeg', buffer: testJpeg(120, 90, 9) });
+  await page.getByRole('button', { name: 'Upload photo' }).click();
+  const refused = page.getByRole('alert').filter({ hasText: 'This photo is too small to read. Move closer so that the document fills the picture, or choose a larger photo.' });
+  await refused.waitFor();
+  t.notMatch(await refused.textContent(), /120x90|file:|pixels/, 'not the server\'s text');
+  t.equal((await api.getSession(session.id)).session.documents.length, 0, 'nothing was stored');
+
+  await page.getByRole('button', { name: 'Retake' }).click();
   await page.getByRole('button', { name: 'Take photo' }).click();
   await page.getByRole('img', { name: 'Your photo of the front of the document' }).waitFor();
   await shot(page, 'e2e-document');

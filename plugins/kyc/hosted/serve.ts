@@ -6,10 +6,10 @@ import { findStaticDir, loadStaticBundle, pageSecurityPolicy, routeStaticAssets 
 
 /**
  * The hosted end-user page (`sessionUrl` = `<publicUrl>/v/s/<sessionToken>`): one HTML page, its
- * ES module (app.js, importing media.js) and one stylesheet from `static/`, read once at mount. The page reads the token from
- * its own path and talks to the hosted JSON routes `/v1/verifications/s/<token>…`; the only JSON
- * this module serves is the credential offer with its QR code, rendered here so the page needs
- * no QR library.
+ * ES modules (app.js, importing media.js and messages.js) and one stylesheet from `static/`, read
+ * once at mount. The page reads the token from its own path and talks to the hosted JSON routes
+ * `/v1/verifications/s/<token>…`; the only JSON this module serves is the credential offer with
+ * its QR code, rendered here so the page needs no QR library.
  *
  * Headers: a Content-Security-Policy without inline script or style and with nothing but this
  * origin, `nosniff`, and `Referrer-Policy: no-referrer` because the page URL carries the token.
@@ -30,7 +30,7 @@ export interface HostedPageOptions {
   /** the offer of a completed session, by its token; null when the token is unknown or has none */
   offer(sessionToken: string): Promise<HostedOffer | null>;
   log?: { error(obj: object, msg?: string): void };
-  /** where index.html, app.js, media.js and app.css are; default: `static/` beside this module */
+  /** where index.html, app.js, media.js, messages.js and app.css are; default: `static/` beside this module */
   staticDir?: string;
 }
 
@@ -47,9 +47,10 @@ const SECURITY_HEADERS: Record<string, string> = {
   'permissions-policy': 'camera=(self), microphone=(), geolocation=()',
 };
 
-/** the page's assets; app.js imports media.js */
+/** the page's assets; app.js imports media.js and messages.js */
 const ASSETS: Readonly<Record<string, string>> = {
   'media.js': 'text/javascript; charset=utf-8',
+  'messages.js': 'text/javascript; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
 };

@@ -12,6 +12,7 @@ import { liveLiveness, outcomeOf, sandboxLiveness } from './sandbox.js';
 import { transition, type Effect, type SessionEvent, type StoredDocument, type StoredSession, type UploadType } from './states.js';
 import { hashToken, newSessionToken, pendingEventKey, SessionStore, TOKEN_PATTERN, type PendingEvent } from './store.js';
 import { documentView, hostedView, listView, reviewView, sessionView } from './views.js';
+import type { SessionReason } from './reasons.js';
 
 /**
  * Verification sessions: creation, reads, uploads, liveness, decisions, expiry and the issuer's
@@ -132,7 +133,7 @@ export class SessionService implements SessionOutcomes {
     const image = await this.deps.images.check(input.file, 'document', 'file');
     const mrz = input.mrz === undefined ? undefined : readMrz(input.mrz, new Date(this.base.now()).getUTCFullYear());
     const now = this.base.now();
-    let reason: string | undefined;
+    let reason: SessionReason | undefined;
     if (mrz && !mrz.valid) reason = 'mrz_check_digit';
     else if (mrz?.extractedData.expiryDate && mrz.extractedData.expiryDate < this.iso(now).slice(0, 10)) reason = 'document_expired';
     const document: StoredDocument = {
@@ -313,7 +314,7 @@ export class SessionService implements SessionOutcomes {
       if (answer === 'review') return;
       const score = answer.score !== undefined ? { score: answer.score } : {};
       if (answer.outcome === 'pass') await this.decide(s.id, { outcome: 'pass', ...score }, 'provider');
-      else await this.decide(s.id, { outcome: 'fail', reason: answer.reason ?? 'provider_rejected', message: answer.message ?? 'the verification provider rejected the verification', ...score }, 'provider');
+      else await this.decide(s.id, { outcome: 'fail', reason: answer.reason ?? ('provider_rejected' satisfies SessionReason), message: answer.message ?? 'the verification provider rejected the verification', ...score }, 'provider');
     } catch (err) {
       this.base.log.warn({ err, session: sessionId }, 'the verification provider did not decide; the session waits in the review queue');
     }

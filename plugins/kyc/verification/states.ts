@@ -160,7 +160,7 @@ function advance(s: StoredSession, rules: Rules): Transition {
   if (stepsFor(s.level).some((step) => !s.steps[step])) return { ok: true, session: s, effects: [] };
   const next: StoredSession = { ...s, status: 'processing', processingAt: iso(rules.at), expiresAt: iso(rules.at + rules.reviewTtlMs) };
   if (s.sandbox) {
-    const d = sandboxDecision(outcomeOf(s));
+    const d = sandboxDecision(outcomeOf(s), s.level);
     if (d.kind === 'expire') return expire(next, d.reason, rules);
     if (d.kind === 'fail') return decide(next, { type: 'decide', by: 'sandbox', outcome: 'fail', reason: d.reason, message: d.message }, rules, []);
     return decide(next, { type: 'decide', by: 'sandbox', outcome: 'pass' }, rules, []);

@@ -2,7 +2,8 @@
 // hosted JSON routes of this origin. The server says which steps the session has and which one is
 // current; the page walks them (document, liveness, address proof), then polls for the result.
 
-import { cameraOn, fromFile, getJson, snapshot, startCamera, stopCamera, upload } from './media.js';
+import { ApiError, UserError, cameraOn, fromFile, getJson, snapshot, startCamera, stopCamera, upload } from './media.js';
+import { errorSentence, reasonSentence } from './messages.js';
 
 const TOKEN = (/^\/v\/s\/([A-Za-z0-9_-]{1,256})\/?$/.exec(location.pathname) || [])[1];
 const API = `/v1/verifications/s/${TOKEN}`;
@@ -22,6 +23,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const state = { view: 'view-loading', focusNext: false, done: new Set(), sides: new Set(), challengeId: null, pollTimer: 0, redirectTimer: 0 };
 
 const say = (text) => ($('#progress').textContent = text);
+// the server's text is for developers, and so is a browser's: people get the sentence for a
+// server code (messages.js), or the page's own words for the camera and files
+const human = (e) => (e instanceof ApiError ? errorSentence(e.status, e.code) : e instanceof UserError ? e.message : errorSentence());
 
 function show(id) {
   if (state.view === id) return;
@@ -68,7 +72,7 @@ function photoForm(form, describe, onPhoto = () => {}) {
         await upload(`${API}/documents`, fd, $('progress', form));
       } catch (e) {
         say('');
-        err.textContent = e.message;
+        err.textContent = human(e);
         submit.disabled = false;
         return false;
       }
@@ -86,7 +90,7 @@ function photoForm(form, describe, onPhoto = () => {}) {
       slot.set(await fromFile(file));
     } catch (e) {
       slot.set(null);
-      err.textContent = e.message;
+      err.textContent = human(e);
     }
   });
   return slot;
@@ -121,7 +125,7 @@ function setupDocument() {
       btn('shoot').hidden = false;
       btn('shoot').focus();
     } catch (e) {
-      slot.err.textContent = e.message;
+      slot.err.textContent = human(e);
     }
   };
   for (const input of form.querySelectorAll('input[name=type]')) {
@@ -142,7 +146,7 @@ function setupDocument() {
       say('Photo taken. Check it, then upload it.');
       $('button[type=submit]', form).focus();
     } catch (e) {
-      slot.err.textContent = e.message;
+      slot.err.textContent = human(e);
     }
   });
   form.addEventListener('submit', async (e) => {
@@ -172,7 +176,7 @@ async function loadChallenge() {
     state.challengeId = challenge.id;
     $('#live-instructions').textContent = `${challenge.instructions} Press the button when you are ready: we take ${LIVENESS_FRAMES} photos over ${(LIVENESS_FRAMES * FRAME_INTERVAL_MS) / 1000} seconds.`;
   } catch (e) {
-    $('#view-liveness .error').textContent = e.message;
+    $('#view-liveness .error').textContent = human(e);
   }
   $('#live-start').disabled = false;
 }
@@ -206,7 +210,7 @@ function setupLiveness() {
       say('Sending the photos…');
       await upload(`${API}/liveness`, fd, document.createElement('progress'));
     } catch (e) {
-      return fail(e.message);
+      return fail(human(e));
     }
     state.done.add('liveness');
     say('The liveness check was sent.');
@@ -290,7 +294,7 @@ async function refreshSession() {
     render((await getJson(API)).session);
   } catch (e) {
     if (e.status === 404) return showInvalid();
-    say(`${e.message} Trying again…`);
+    say(`${human(e)} Trying again…`);
     clearTimeout(state.pollTimer);
     state.pollTimer = setTimeout(refreshSession, POLL_MS);
   }
@@ -335,10 +339,10 @@ async function showResult(session) {
   clearTimeout(state.pollTimer);
   stopCamera();
   const org = session.organizationName || 'the organization';
-  const why = typeof session.message === 'string' && session.message ? ` ${session.message}` : '';
+  const why = reasonSentence(session.reason, session.level);
   if (session.status === 'completed') setResult('Verification complete', `Thank you. ${org} has received the result.`, true);
-  else if (session.status === 'failed') setResult('We could not verify your identity', `${org} has received the result and may contact you about what to do next.${why}`, false);
-  else setResult('This verification has expired', `The time to complete it has passed. Ask ${org} for a new link.`, false);
+  else if (session.status === 'failed') setResult('We could not verify your identity', `${why} ${org} has received the result and may contact you about what to do next.`, false);
+  else setResult('This verification has expired', `${session.reason ? why : reasonSentence('session_ttl')} Ask ${org} for a new link.`, false);
   if (session.status === 'completed' && session.credentialOfferUri) await showOffer(session);
   const back = safeUrl(session.redirectUrl, ['https:', 'http:']);
   if (back) offerRedirect(back, $('#offer').hidden ? REDIRECT_SECONDS : REDIRECT_SECONDS_WITH_OFFER);

@@ -1,21 +1,20 @@
 // The page's media and transport: the camera, JPEG encoding, photo files, and the hosted JSON
-// routes (JSON reads, multipart uploads with progress, RFC 7807 errors).
+// routes (JSON reads, multipart uploads with progress, RFC 7807 errors as their status and code).
+// Errors raised here for the camera and files are sentences for people; the server's are codes.
 
 export const MAX_BYTES = 10 * 1024 * 1024;
 let stream = null;
 
-export class ApiError extends Error {
-  constructor(status, detail) {
-    super(detail);
-    this.status = status;
-  }
-}
+/** A failure the page words for people itself (the camera, a photo file). */
+export class UserError extends Error {}
 
-/** The Problem's `detail` (RFC 7807), else its title, else the status. */
-function detailOf(status, body) {
-  if (body && typeof body.detail === 'string' && body.detail) return body.detail;
-  if (body && typeof body.title === 'string' && body.title) return body.title;
-  return `The service answered with an error (${status}).`;
+/** A refused request: its status (0 when there was no answer) and the Problem's `code`, if any. */
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(`HTTP ${status}`);
+    this.status = status;
+    this.code = body && typeof body.code === 'string' ? body.code : undefined;
+  }
 }
 
 export async function getJson(url) {
@@ -23,10 +22,10 @@ export async function getJson(url) {
   try {
     res = await fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'omit' });
   } catch {
-    throw new ApiError(0, 'The service cannot be reached. Check your connection.');
+    throw new ApiError(0, null);
   }
   const body = await res.json().catch(() => null);
-  if (!res.ok) throw new ApiError(res.status, detailOf(res.status, body));
+  if (!res.ok) throw new ApiError(res.status, body);
   return body;
 }
 
@@ -46,26 +45,26 @@ export function upload(url, form, bar) {
         body = JSON.parse(xhr.responseText);
       } catch {}
       if (xhr.status >= 200 && xhr.status < 300) resolve(body);
-      else reject(new ApiError(xhr.status, detailOf(xhr.status, body)));
+      else reject(new ApiError(xhr.status, body));
     };
     xhr.onerror = () => {
       bar.hidden = true;
-      reject(new ApiError(0, 'The upload failed. Check your connection and try again.'));
+      reject(new ApiError(0, null));
     };
     xhr.send(form);
   });
 }
 
 export async function startCamera(video, facingMode) {
-  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) throw new Error('The camera is not available in this browser. Choose a photo instead.');
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) throw new UserError('The camera is not available in this browser. Choose a photo instead.');
   stopCamera();
   try {
     stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: facingMode }, width: { ideal: 1920 }, height: { ideal: 1080 } }, audio: false });
   } catch (err) {
     const name = err && err.name;
-    if (name === 'NotAllowedError') throw new Error('Camera access was refused. Allow it in your browser settings, or choose a photo instead.');
-    if (name === 'NotFoundError' || name === 'OverconstrainedError') throw new Error('No camera was found. Choose a photo instead.');
-    throw new Error('The camera could not be started. Choose a photo instead.');
+    if (name === 'NotAllowedError') throw new UserError('Camera access was refused. Allow it in your browser settings, or choose a photo instead.');
+    if (name === 'NotFoundError' || name === 'OverconstrainedError') throw new UserError('No camera was found. Choose a photo instead.');
+    throw new UserError('The camera could not be started. Choose a photo instead.');
   }
   video.srcObject = stream;
   video.hidden = false;
@@ -89,7 +88,7 @@ function toJpeg(source, width, height, maxSide, quality) {
   canvas.width = Math.round(width * scale);
   canvas.height = Math.round(height * scale);
   canvas.getContext('2d').drawImage(source, 0, 0, canvas.width, canvas.height);
-  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('The photo could not be taken. Try again.'))), 'image/jpeg', quality));
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new UserError('The photo could not be taken. Try again.'))), 'image/jpeg', quality));
 }
 
 export const snapshot = (video, maxSide = 1920) => toJpeg(video, video.videoWidth, video.videoHeight, maxSide, 0.92);
@@ -98,10 +97,10 @@ export const snapshot = (video, maxSide = 1920) => toJpeg(video, video.videoWidt
 export async function fromFile(file) {
   if ((file.type === 'image/jpeg' || file.type === 'image/png') && file.size <= MAX_BYTES) return file;
   const bitmap = await createImageBitmap(file).catch(() => {
-    throw new Error('This file is not an image that can be read. Choose a JPEG or PNG photo.');
+    throw new UserError('This file is not an image that can be read. Choose a JPEG or PNG photo.');
   });
   const blob = await toJpeg(bitmap, bitmap.width, bitmap.height, 2400, 0.9);
-  if (blob.size > MAX_BYTES) throw new Error('This photo is larger than 10 MB. Choose a smaller one.');
+  if (blob.size > MAX_BYTES) throw new UserError('This photo is larger than 10 MB. Choose a smaller one.');
   return blob;
 }
 

@@ -46,8 +46,8 @@ export interface FakeSession {
   expiresAt: string;
   documents: Upload[];
   liveness: Upload[];
-  /** the Problem detail the next document upload is refused with (400), once */
-  rejectNextDocument?: string;
+  /** the Problem the next document upload is refused with (400), once */
+  rejectNextDocument?: { code: string; detail: string };
   /** the live liveness challenge */
   challengeId?: string;
 }
@@ -93,9 +93,9 @@ export async function startFakeHostedApi(t: Test) {
     if (!['passport', 'driving_license', 'national_id', 'residence_permit', 'address_proof'].includes(type ?? '')) throw new HttpProblem('validation', `unknown document type ${type}`, { field: 'type' });
     if (side !== 'front' && side !== 'back') throw new HttpProblem('validation', 'side must be front or back', { field: 'side' });
     if (s.rejectNextDocument) {
-      const detail = s.rejectNextDocument;
+      const { code, detail } = s.rejectNextDocument;
       delete s.rejectNextDocument;
-      throw new HttpProblem('validation', detail, { field: 'file' });
+      throw new HttpProblem('validation', detail, { code, field: 'file' });
     }
     s.documents.push(upload);
     if (final === 'true') complete(s, type === 'address_proof' ? 'address' : 'document');
@@ -172,7 +172,7 @@ function hostedView(s: FakeSession) {
     expiresAt: s.expiresAt,
     ...(s.redirectUrl ? { redirectUrl: s.redirectUrl } : {}),
     ...(s.status === 'completed' && s.offerUri ? { credentialOfferUri: s.offerUri } : {}),
-    ...(s.status === 'failed' ? { reason: 'face_mismatch', message: 'The face in the photos does not match the document.' } : {}),
+    ...(s.status === 'failed' ? { reason: 'face_mismatch', message: 'the face in the liveness frames does not match the document photo' } : {}),
   };
 }
 

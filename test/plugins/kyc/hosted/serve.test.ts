@@ -77,7 +77,7 @@ t.test('assets: content types, immutable under their hash, ETag revalidation oth
   t.match(app, /from '\.\/media\.js\?v=[A-Za-z0-9_-]{16}';/, 'the module imports its dependency under its hash');
   t.match(html, new RegExp(`<link rel="modulepreload" href="/v/assets/media\\.js\\?v=${/media\.js\?v=([A-Za-z0-9_-]{16})/.exec(app)![1]}">`), 'and the page preloads the same URL');
   const js = 'text/javascript; charset=utf-8';
-  for (const [name, type] of [['app.js', js], ['media.js', js], ['app.css', 'text/css; charset=utf-8']] as const) {
+  for (const [name, type] of [['app.js', js], ['media.js', js], ['messages.js', js], ['app.css', 'text/css; charset=utf-8']] as const) {
     const versioned = new RegExp(`/v/assets/${name.replace('.', '\\.')}\\?v=[A-Za-z0-9_-]+`).exec(html)![0];
     const res = await fetch(url + versioned);
     t.equal(res.status, 200);
@@ -141,11 +141,12 @@ t.test('mounting without the page files fails loudly', async (t) => {
   const mount = () => mountHostedPage(http, { errorsBase: 'https://errors.example/kyc', offer: async () => null, staticDir: dir });
   t.throws(mount, { code: 'KYC_HOSTED_ASSETS', message: /index\.html is missing/ });
   await writeFile(join(dir, 'index.html'), '<!doctype html><title>x</title><script type="module" src="/v/assets/app.js"></script>');
-  await writeFile(join(dir, 'app.js'), "import './media.js';");
+  await writeFile(join(dir, 'app.js'), "import './media.js'; import './messages.js';");
   t.throws(mount, { code: 'KYC_HOSTED_ASSETS', message: /media\.js is missing/ });
   await writeFile(join(dir, 'media.js'), 'export {};');
+  await writeFile(join(dir, 'messages.js'), 'export {};');
   await writeFile(join(dir, 'app.css'), 'body{}');
   t.throws(mount, { code: 'KYC_HOSTED_ASSETS', message: 'nothing in the hosted page links /v/assets/app.css' });
   await writeFile(join(dir, 'index.html'), '<!doctype html><title>x</title><link rel="stylesheet" href="/v/assets/app.css"><script type="module" src="/v/assets/app.js"></script>');
-  t.doesNotThrow(mount, 'app.js links media.js through its import');
+  t.doesNotThrow(mount, 'app.js links media.js and messages.js through its imports');
 });
