@@ -25,9 +25,16 @@ export async function tempDataDir(t: { teardown(fn: () => unknown): void }): Pro
   return dir;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export interface ProcessResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end, with NODE_OPTIONS cleared (tap's own must not reach a child). */
+export function runProcess(command: string, args: string[], o: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [LEDGER_BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(command, args, { cwd: o.cwd, env: { ...process.env, NODE_OPTIONS: '', ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d) => (stdout += d));
@@ -35,6 +42,10 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ c
     p.on('error', reject);
     p.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ProcessResult> {
+  return runProcess(process.execPath, [LEDGER_BIN, ...args], { env });
 }
 
 export interface StartOptions {

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { LEDGER_BIN, startNodeProcess, tempDataDir } from './harness.js';
+import { LEDGER_BIN, runProcess, startNodeProcess, tempDataDir } from './harness.js';
 
 /**
  * The README's "Try it" block, run as written against a real node whose data is in ./data of the
@@ -22,18 +21,6 @@ async function tryItBlock(): Promise<string> {
   return block[1]!;
 }
 
-function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('bash', ['-c', script], { cwd, env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 t.test("README's quick start runs as written and leaves no key outside data/", async (t) => {
   const block = await tryItBlock();
   t.match(block, DEFAULT_RPC, 'the block talks to the default RPC address');
@@ -46,7 +33,7 @@ t.test("README's quick start runs as written and leaves no key outside data/", a
     `npx() { [ "$1" = ledger ] || { echo "npx $1 is not this project's CLI" >&2; return 97; }; shift; "${process.execPath}" "${LEDGER_BIN}" "$@"; }`,
     block.replaceAll(DEFAULT_RPC, rpcUrl),
   ].join('\n');
-  const run = await bash(script, work, { LEDGER_RPC_URL: rpcUrl });
+  const run = await runProcess('bash', ['-c', script], { cwd: work, env: { LEDGER_RPC_URL: rpcUrl } });
   t.equal(run.code, 0, run.stderr);
 
   const dev = JSON.parse(await readFile(join(work, 'data', 'keys', 'dev.json'), 'utf8')) as { address: string };

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { runProcess, type ProcessResult } from './harness.js';
 
 /**
  * The smoke run CI also does on a second Node.js major (scripts/smoke.ts, from the build): here on
@@ -8,16 +8,8 @@ import t from 'tap';
  */
 const SMOKE = fileURLToPath(new URL('../../dist/scripts/smoke.js', import.meta.url));
 
-function runSmoke(flags: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [...flags, SMOKE], { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runSmoke(flags: string[]): Promise<ProcessResult> {
+  return runProcess(process.execPath, [...flags, SMOKE]);
 }
 
 t.test('start with every plugin, KYC and wallet health ok, a transfer, a DID, the explorer: ok, with no warning', async (t) => {
