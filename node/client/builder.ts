@@ -6,7 +6,7 @@ import { stringifyJson } from '../protocol/json.js';
 import { payloadFromJson, payloadToJson, type Payload, type ServiceEndpoint } from '../protocol/payloads.js';
 import { signRecovery } from '../protocol/recovery.js';
 import { signTransaction, transactionHash, transactionToJson, type Transaction, type UnsignedTransaction } from '../protocol/transaction.js';
-import { proofOfPossession } from '../protocol/validator-keys.js';
+import { proofOfPossession } from '../protocol/proof-of-possession.js';
 import { parseCredentialId } from '../protocol/credential-id.js';
 import { issuanceFee, type CredentialType } from '../protocol/credential-types.js';
 import type { RpcClient } from './rpc-client.js';
@@ -164,12 +164,16 @@ export function signAndEncode(chainId: string, unsigned: UnsignedTransaction, se
   return { tx, json: stringifyJson(transactionToJson(tx, 'standard', chainId)), hash: transactionHash(chainId, tx) };
 }
 
+export interface WaitOptions {
+  /** default 30 s */
+  timeoutMs?: number;
+  /** between polls; default 250 ms */
+  intervalMs?: number;
+  signal?: AbortSignal;
+}
+
 /** Polls ledger_getReceipt until the receipt appears; LedgerError RECEIPT_TIMEOUT after timeoutMs. */
-export async function waitForReceipt(
-  client: Pick<RpcClient, 'getReceipt'>,
-  txHash: string,
-  options: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {},
-): Promise<Receipt> {
+export async function waitForReceipt(client: Pick<RpcClient, 'getReceipt'>, txHash: string, options: WaitOptions = {}): Promise<Receipt> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const intervalMs = options.intervalMs ?? 250;
   const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,8 @@
 /**
- * `ledger-node/client`: what a dApp needs to talk to a ledger node: a typed JSON-RPC client, a
- * transaction builder that signs locally, and the helpers for keys, addresses and amounts.
+ * The light client's default entry (`ledger-node-client`): what a dApp needs to talk to a ledger
+ * node: a typed JSON-RPC client, a transaction builder that signs locally, accounts that send,
+ * key files, the explorer's block feed, and the helpers for keys, addresses and amounts. It loads
+ * no native code and no JSON-LD: the credential document functions are in credentials.ts.
  */
 export { RpcClient, type BatchResult, type RpcCall, type RpcClientOptions } from './rpc-client.js';
 export { busyRetryAfterMs, isBusy, RPC_BUSY, RpcError, RpcTransportError } from './errors.js';
@@ -19,13 +21,17 @@ export {
   guardianSignature,
   signAndEncode,
   waitForReceipt,
+  type WaitOptions,
   type CredentialRequestArgs,
   type GuardianSignature,
   type SignedTransaction,
   type TxBase,
 } from './builder.js';
 export type * from './types.js';
-export { createAccount, type SendBase, type SendingAccount } from './account.js';
+export { createAccount, type SendBase, type SendingAccount, type SentTransaction } from './account.js';
+export { loadKeyFile, type AccountKey, type KeyFile, type ValidatorKey } from './key-file.js';
+export { feedUrl, subscribeBlocks, type BlockSubscription, type ExplorerBlock, type SubscribeOptions, type WebSocketConstructor, type WebSocketLike } from './blocks.js';
+export { isLedgerError, LedgerError, type ErrorKind } from '../errors.js';
 export { keyPairFromSeed, generateSeed } from '../crypto/ed25519.js';
 export { addressFromPublicKey, isAddress } from '../protocol/address.js';
 export { didForPublicKey, parseDid } from '../protocol/did.js';
@@ -36,16 +42,5 @@ export { verifyTransactionSignature, transactionFromJson, type Transaction, type
 export type { ServiceEndpoint } from '../protocol/payloads.js';
 export { CREDENTIAL_TYPES, issuanceFee, type CredentialType } from '../protocol/credential-types.js';
 export { formatCredentialId, parseCredentialId } from '../protocol/credential-id.js';
-export {
-  buildCredential,
-  credentialHash,
-  onChainHashMatches,
-  parseCredential,
-  signCredential,
-  verifyCredentialProof,
-  withExtensions,
-  type Credential,
-  type CredentialParts,
-} from '../protocol/credential-document.js';
 export { RevocationList } from '../protocol/revocation-list.js';
 export { verifyAttestation } from '../protocol/committee.js';

@@ -1,18 +1,12 @@
 import { CIPHERSUITES, verifyProof } from '@digitalbazaar/bbs-signatures';
+import { BBS_FIXED_PROOF_BYTES, BBS_PUBLIC_KEY_BYTES, BBS_SCALAR_BYTES, MAX_BBS_MESSAGES } from './sizes.js';
+
+export { BBS_PUBLIC_KEY_BYTES, MAX_BBS_MESSAGES, MAX_BBS_PROOF_BYTES } from './sizes.js';
 
 /**
  * BBS proof verification (IETF CFRG draft, ciphersuite BLS12-381-SHA-256). Stateless; any
  * malformed input yields false, never an exception.
  */
-
-const G1 = 48;
-const SCALAR = 32;
-/** Abar, Bbar, D (G1) + e^, r1^, r3^, challenge (scalars); then one scalar per undisclosed message */
-const FIXED_PROOF_BYTES = 3 * G1 + 4 * SCALAR;
-export const BBS_PUBLIC_KEY_BYTES = 96;
-export const MAX_BBS_MESSAGES = 1024;
-/** the longest proof: every one of MAX_BBS_MESSAGES messages hidden */
-export const MAX_BBS_PROOF_BYTES = FIXED_PROOF_BYTES + MAX_BBS_MESSAGES * SCALAR;
 
 export interface BbsProofInput {
   proof: Uint8Array;
@@ -29,8 +23,8 @@ export interface BbsProofInput {
  * Verification time grows linearly with this number.
  */
 export function impliedMessageCount(proofBytes: number, disclosedCount: number): number {
-  const extra = proofBytes - FIXED_PROOF_BYTES;
-  return extra < 0 || extra % SCALAR !== 0 ? 0 : disclosedCount + extra / SCALAR;
+  const extra = proofBytes - BBS_FIXED_PROOF_BYTES;
+  return extra < 0 || extra % BBS_SCALAR_BYTES !== 0 ? 0 : disclosedCount + extra / BBS_SCALAR_BYTES;
 }
 
 /** The proof's length fixes how many messages stayed hidden; it must agree with the total. */

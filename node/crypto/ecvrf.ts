@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { ed25519, ed25519_hasher } from '@noble/curves/ed25519.js';
 import { bytesToNumberLE as leToInt, numberToBytesLE as intToLe } from '@noble/curves/utils.js';
 import * as vt from './ed25519-vartime.js';
+import { ECVRF_PROOF_LENGTH } from './sizes.js';
+
+export { ECVRF_OUTPUT_LENGTH, ECVRF_PROOF_LENGTH } from './sizes.js';
 
 /**
  * ECVRF-EDWARDS25519-SHA512-TAI and -ELL2 (RFC 9381, sections 5 and 5.5), on @noble/curves.
@@ -19,9 +22,6 @@ import * as vt from './ed25519-vartime.js';
  */
 
 export type EcvrfSuite = 'TAI' | 'ELL2';
-
-export const ECVRF_PROOF_LENGTH = 80;
-export const ECVRF_OUTPUT_LENGTH = 64;
 
 type Point = InstanceType<typeof ed25519.Point>;
 

@@ -1,4 +1,4 @@
-import { ECVRF_PROOF_LENGTH } from '../crypto/ecvrf.js';
+import { ECVRF_PROOF_LENGTH } from '../crypto/sizes.js';
 import { ADDRESS_LENGTH } from './address.js';
 import { ByteReader, ByteWriter, concatBytes } from './bytes.js';
 import { CREDENTIAL_ID_LENGTH } from './credential-id.js';

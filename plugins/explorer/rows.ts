@@ -1,3 +1,4 @@
+import type { ExplorerBlock } from '../../node/client/blocks.js';
 import type { Block } from '../../node/protocol/block.js';
 import { formatAddress } from '../../node/protocol/address.js';
 import { toHex } from '../../node/protocol/bytes.js';
@@ -12,17 +13,8 @@ import type { Transaction } from '../../node/protocol/transaction.js';
  * `created_at` is when the indexer wrote the row (ISO 8601).
  */
 
-export interface BlockRow {
-  height: string;
-  hash: string;
-  parent_hash: string;
-  proposer: string;
-  timestamp_ms: string;
-  tx_count: number;
-  round: string;
-  state_root: string;
-  created_at: string;
-}
+/** the client's type (node/client/blocks.ts), so that the feed and its subscribers share one shape */
+export type BlockRow = ExplorerBlock;
 
 export interface TxRow {
   hash: string;

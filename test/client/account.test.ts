@@ -31,3 +31,21 @@ t.test('createAccount: a refused send rejects, and the next one reads the pendin
   const hash = await account.send((b) => buildTransfer({ ...b, to, amount: 1n }));
   t.equal((await waitForReceipt(client, hash, { intervalMs: 20, timeoutMs: 20_000 })).status, 'success');
 });
+
+t.test("account.sendTransaction({ to, value }), viem's shape: the hash once admitted, and a wait for the receipt", async (t) => {
+  const node = await startTestNode(t);
+  const client = new RpcClient(node.url);
+  const account = createAccount(client, node.dev.seed);
+  const to = generateAccountKey('testnet').address;
+  const sent = await account.sendTransaction({ to, value: 7n });
+  t.match(sent.hash, /^[0-9a-f]{64}$/);
+  const receipt = await sent.wait({ intervalMs: 20, timeoutMs: 20_000 });
+  t.equal(receipt.tx_hash, sent.hash);
+  t.equal(receipt.status, 'success');
+  t.equal(await client.getBalance(to), 7n);
+  const second = await account.submit((b) => buildTransfer({ ...b, to, amount: 1n }));
+  t.equal((await second.wait({ intervalMs: 20, timeoutMs: 20_000 })).status, 'success', 'submit: any builder, the same handle');
+  t.equal(await client.getBalance(to), 8n);
+  await t.rejects(account.sendTransaction({ to: 'not-an-address', value: 1n }), { name: 'LedgerError' }, 'a bad address fails before anything is sent');
+  await t.rejects((await account.sendTransaction({ to, value: 1n })).wait({ signal: AbortSignal.abort() }), { name: 'AbortError' }, 'wait takes waitForReceipt options');
+});

@@ -1,5 +1,4 @@
-import { MAX_BBS_MESSAGES, BBS_PUBLIC_KEY_BYTES } from '../../crypto/bbs.js';
-import { ECVRF_PROOF_LENGTH } from '../../crypto/ecvrf.js';
+import { BBS_PUBLIC_KEY_BYTES, ECVRF_PROOF_LENGTH, MAX_BBS_MESSAGES } from '../../crypto/sizes.js';
 import { invalid } from '../../errors.js';
 import { formatTokens } from '../amount.js';
 import { CREDENTIAL_ID_LENGTH, formatCredentialId } from '../credential-id.js';

@@ -1,0 +1,6 @@
+/**
+ * `ledger-node/client`, as the node's package has always exported it: the light client's default
+ * entry and its credentials entry in one (the node has every dependency of both).
+ */
+export * from './core.js';
+export * from './credentials.js';
