@@ -7,34 +7,41 @@
  *   and blocks per second (measured by the load generator);
  * - the node-side breakdown mempool -> proposal, proposal -> QC, QC -> commit, estimated from the
  *   Prometheus histograms of every node (scraped before and after the load; bucket deltas summed
- *   over the nodes). A metric a node does not export reads "n/a".
+ *   over the nodes). A metric a node does not export reads "n/a";
+ * - the validators' CPU per committed transaction and block, in ms and in Ed25519 verifications
+ *   timed in the same run (bench/lib/ed25519-unit.ts), a figure that holds across machines.
  *
  *   npm run bench:finality -- --validators 4 --rate 500 --duration 30
  *   npm run bench:finality -- --validators 21 --rate 100
  *   npm run bench:finality -- --validators 4 --peak          (steps the rate up, see --peak-rates)
+ *   npm run bench:finality -- --validators 4 --sweep [100,250,...]   (latency and CPU per rate, and a plot)
  *
- * Prints a table and writes bench/results/finality-<N>v-<rate|peak>.json. The targets below are
- * reported against, not enforced.
+ * Prints a table and writes bench/results/finality-<N>v-<rate|peak|sweep>.json (and .svg for a
+ * sweep). The targets below are reported against, not enforced.
  */
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { RpcClient } from '../node/client/index.js';
 import { mergeProfiles, summarizeProfiles } from './lib/cpuprofile.js';
-import { onJsonLines, startDevnet, type BenchDevnet } from './lib/devnet.js';
-import { combine, histogram, scrapeAll, type HistogramSummary, type Samples } from './lib/prometheus.js';
+import { startDevnet, type BenchDevnet } from './lib/devnet.js';
+import { runLoad, type Run } from './lib/finality-run.js';
+import { parseRates, pastTheKnee, SWEEP_STOP, sweepRow, sweepSvg, withSweepValue } from './lib/finality-sweep.js';
+import type { HistogramSummary } from './lib/prometheus.js';
 import { machine } from './lib/stats.js';
 
 const { values } = parseArgs({
+  args: withSweepValue(process.argv.slice(2)),
   options: {
     validators: { type: 'string', default: '4' },
     rate: { type: 'string', default: '500' },
-    duration: { type: 'string', default: '30' },
+    /** seconds per run: 30, or 20 per step of a sweep */
+    duration: { type: 'string' },
     senders: { type: 'string', default: '200' },
     peak: { type: 'boolean', default: false },
+    /** the rates to step through (alone: the default list); stops past the knee, see SWEEP_STOP */
+    sweep: { type: 'string' },
     /** kill -9 this many validators (the last ones) just before the load: liveness with validators down */
     down: { type: 'string', default: '0' },
     'peak-rates': { type: 'string', default: '100,250,500,1000,1500,2000,3000' },
@@ -55,8 +62,11 @@ if (values.help) {
   npm run bench:finality -- [--validators 4] [--rate 500] [--duration 30] [--senders 200]
   npm run bench:finality -- --validators 4 --peak [--peak-rates 100,250,...] [--peak-p99-ms 2000] [--peak-refine 2]
   npm run bench:finality -- --validators 4 --rate 40 --down 1     (kill -9 one validator just before the load)
+  npm run bench:finality -- --validators 4 --sweep [100,250,500,1000,2000,4000] [--duration 20]
+                 one run per rate, stopping after the first with p99 > ${SWEEP_STOP.p99_ms / 1000} s or less than
+                 ${SWEEP_STOP.committed_share * 100} % of it committed; a table, and a plot next to the JSON (.svg)
 
-  --out <file>   result JSON (default: bench/results/finality-<N>v-<rate|peak>.json)
+  --out <file>   result JSON (default: bench/results/finality-<N>v-<rate|peak|sweep>.json)
   --keep-dir     keep the devnet dir (node logs) instead of deleting it
   --profile <dir>  run every validator with --cpu-prof into <dir>; prints the top costs per committed
                  block over the load window of the (last) run, summed over the validators`);
@@ -70,6 +80,13 @@ if (!Number.isInteger(down) || down < 0 || down >= n) {
   process.exit(2);
 }
 const peakP99 = Number(values['peak-p99-ms']);
+const sweepRates = values.sweep === undefined ? undefined : parseRates(values.sweep);
+if (sweepRates && values.peak) {
+  console.error('--sweep and --peak are two ways to step the rate: give one');
+  process.exit(2);
+}
+const duration = Number(values.duration ?? (sweepRates ? 20 : 30));
+const kind = sweepRates ? 'sweep' : values.peak ? 'peak' : values.rate;
 
 /** What the project aims for; printed next to the figures, never asserted. */
 const TARGETS = [
@@ -78,112 +95,8 @@ const TARGETS = [
 ];
 const PEAK_TARGET = { validators: 4, tps: 2000, p99_ms: 2000 };
 
-type Run = Record<string, unknown> & {
-  offered_tps: number;
-  committed_tps: number;
-  latency_ms: { p50: number; p90: number; p99: number; max: number };
-  /** the load window: monotonic µs and the first node's head seq at go and after the drain */
-  window: { fromUs: number; toUs: number; fromSeq: number; toSeq: number };
-};
-
-const BREAKDOWN = {
-  mempool_to_proposal: 'ledger_mempool_to_proposal_seconds',
-  proposal_to_qc: 'ledger_consensus_proposal_to_qc_seconds',
-  qc_to_commit: 'ledger_consensus_qc_to_commit_seconds',
-  proposal_to_commit: 'ledger_commit_latency_seconds',
-  round_ended_by_qc: 'ledger_consensus_round_seconds{ended="qc"}',
-} as const;
-
 /** The nodes still up: all but the last `down`. */
-const live = (net: BenchDevnet) => net.rpcUrls.slice(0, n - down);
-
-/** CLOCK_MONOTONIC in µs: the clock V8 stamps profile samples with, in every process. */
-const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
-
-/**
- * CPU time (user + system) the live validators' processes have used, from /proc (Linux); 0
- * elsewhere. Unlike profile samples, it does not count time a process waited for a core.
- */
-async function validatorsCpuSeconds(net: BenchDevnet): Promise<number> {
-  let ticks = 0;
-  for (const pid of net.pids.slice(0, n - down)) {
-    try {
-      const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      return 0;
-    }
-  }
-  return ticks / 100;
-}
-
-async function headSeq(url: string): Promise<number> {
-  return (await new RpcClient(url).canonHead())?.seq ?? 0;
-}
-
-/** One load run at `rate` against the running devnet's live nodes. */
-async function runLoad(net: BenchDevnet, rate: number): Promise<Run> {
-  const urls = live(net);
-  const args = [join(root, 'dist/bench/finality-load.js'), '--rpc', urls.join(','), '--dev-key', net.devKey, '--rate', String(rate), '--duration', values.duration!, '--senders', values.senders!, '--wait-go'];
-  const proc = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } });
-  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
-  let before: Samples | undefined;
-  let after: Samples | undefined;
-  let result: Run | undefined;
-  const window = { fromUs: 0, toUs: 0, fromSeq: 0, toSeq: 0 };
-  let cpuBefore = 0;
-  onJsonLines(proc.stdout, (line) => {
-    if (line.phase === 'ready') {
-      void scrapeAll(urls).then(
-        async (s) => {
-          before = s;
-          window.fromSeq = await headSeq(urls[0]!);
-          window.fromUs = monotonicUs();
-          cpuBefore = await validatorsCpuSeconds(net);
-          proc.stdin.end('go\n');
-        },
-        (err: unknown) => {
-          console.error(`cannot scrape /metrics before the load: ${(err as Error).message}`);
-          proc.stdin.end('go\n');
-        },
-      );
-    } else if (line.phase === 'done') {
-      const { phase: _phase, ...rest } = line;
-      result = rest as Run;
-    }
-  });
-  const code = await exited;
-  window.toUs = monotonicUs();
-  window.toSeq = await headSeq(urls[0]!);
-  const cpuSeconds = (await validatorsCpuSeconds(net)) - cpuBefore;
-  if (code !== 0 || !result) throw new Error(`the load generator exited with ${code}`);
-  try {
-    after = await scrapeAll(urls);
-  } catch (err) {
-    console.error(`cannot scrape /metrics after the load: ${(err as Error).message}`);
-  }
-  const delta = before && after ? combine(after, before, -1) : undefined;
-  const breakdown = Object.fromEntries(Object.entries(BREAKDOWN).map(([k, metric]) => [k, (delta && histogram(delta, metric)) ?? 'n/a']));
-  const counter = (name: string) => (delta?.has(name) ? delta.get(name) : 'n/a');
-  const seconds = (window.toUs - window.fromUs) / 1e6;
-  const committedTxs = result.committed_tps * Number(values.duration);
-  return {
-    ...result,
-    window,
-    validators_cpu: {
-      seconds: Math.round(cpuSeconds * 10) / 10,
-      cores: Math.round((cpuSeconds / seconds) * 100) / 100,
-      ms_per_tx: committedTxs > 0 ? Math.round((cpuSeconds * 1000 * 100) / committedTxs) / 100 : null,
-      ms_per_block: window.toSeq > window.fromSeq ? Math.round((cpuSeconds * 1000 * 10) / (window.toSeq - window.fromSeq)) / 10 : null,
-    },
-    breakdown,
-    node_counters: {
-      consensus_timeouts: counter('ledger_consensus_timeouts_total'),
-      committed_transactions_all_nodes: counter('ledger_committed_transactions_total'),
-    },
-  };
-}
+const live = n - down;
 
 /**
  * The validators' CPU over a run's load window, summed over their profiles and divided by the
@@ -222,7 +135,7 @@ function row(r: Run) {
     'p90 ms': r.latency_ms.p90,
     'p99 ms': r.latency_ms.p99,
     'blocks/s': r.blocks_per_s,
-    'CPU cores (ms/tx)': `${(r.validators_cpu as { cores: number }).cores} (${(r.validators_cpu as { ms_per_tx: number | null }).ms_per_tx})`,
+    'CPU cores (ms/tx, Ed25519/tx)': `${r.validators_cpu.cores} (${r.validators_cpu.ms_per_tx}, ${r.validators_cpu.ed25519_per_tx})`,
     'mempool→prop p50/p99': `${fmt(b.mempool_to_proposal, 'p50_ms')} / ${fmt(b.mempool_to_proposal, 'p99_ms')}`,
     'prop→QC p50/p99': `${fmt(b.proposal_to_qc, 'p50_ms')} / ${fmt(b.proposal_to_qc, 'p99_ms')}`,
     'QC→commit p50/p99': `${fmt(b.qc_to_commit, 'p50_ms')} / ${fmt(b.qc_to_commit, 'p99_ms')}`,
@@ -264,24 +177,28 @@ async function main(): Promise<void> {
   }
   try {
     net = await startDevnet(root, n, dir);
-    for (let i = n - down; i < n; i++) {
+    for (let i = live; i < n; i++) {
       console.error(`kill -9 node ${i} (pid ${net.pids[i]})`);
       process.kill(net.pids[i]!, 'SIGKILL');
     }
     const step = async (rate: number) => {
-      console.error(`load: ${rate} tx/s for ${values.duration} s over ${n} nodes`);
-      const r = await runLoad(net!, rate);
+      console.error(`load: ${rate} tx/s for ${duration} s over ${n} nodes`);
+      const r = await runLoad(net!, { root, live, rate, durationS: duration, senders: Number(values.senders) });
       runs.push(r);
+      console.error(`one Ed25519 verification: ${r.ed25519.verify_us} µs of CPU (${r.ed25519.before_us} before the load, ${r.ed25519.after_us} after)`);
       if (values.peak) console.table([row(r)]);
-      return sustained(r);
+      if (sweepRates) console.table([sweepRow(r)]);
+      return r;
     };
-    if (!values.peak) await step(Number(values.rate));
+    if (sweepRates) {
+      for (const rate of sweepRates) if (pastTheKnee(await step(rate))) break;
+    } else if (!values.peak) await step(Number(values.rate));
     else {
       // step up until a rate is not sustained, then bisect between it and the last one that was
       let good = 0;
       let bad = 0;
       for (const rate of values['peak-rates']!.split(',').map(Number)) {
-        if (await step(rate)) good = rate;
+        if (sustained(await step(rate))) good = rate;
         else {
           bad = rate;
           break;
@@ -289,7 +206,7 @@ async function main(): Promise<void> {
       }
       for (let i = 0; bad > 0 && i < Number(values['peak-refine']) && bad - good > Math.max(20, good * 0.1); i++) {
         const mid = Math.round((good + bad) / 2 / 10) * 10;
-        if (await step(mid)) good = mid;
+        if (sustained(await step(mid))) good = mid;
         else bad = mid;
       }
     }
@@ -311,23 +228,34 @@ async function main(): Promise<void> {
     machine: { ...machine(), loadavg_before: loadBefore.map((x) => Math.round(x * 100) / 100), loadavg_after: loadavg().map((x) => Math.round(x * 100) / 100) },
     validators: n,
     down,
-    duration_s: Number(values.duration),
+    duration_s: duration,
     senders: Number(values.senders),
     method:
       'client latency: from first handing the transaction to fetch (busy answers are retried after their retryAfterMs, and the wait counts) to the block holding it first seen at the canonical head of node 0 (polled every 10 ms); ' +
-      'breakdown: Prometheus histogram bucket deltas over the load, summed over every node',
+      'breakdown: Prometheus histogram bucket deltas over the load, summed over every node; ' +
+      "validators' CPU: user + system time of the live validators' processes (/proc) over the load window, also in Ed25519 verifications: " +
+      "node:crypto verify timed in this process's CPU time (median of batches) right before and right after the load, their mean",
+    sweep: sweepRates ? { rates: sweepRates, stop: `after the first step with p99 > ${SWEEP_STOP.p99_ms} ms or < ${SWEEP_STOP.committed_share * 100}% of the offered rate committed` } : undefined,
     peak: values.peak ? { criterion: `p99 <= ${peakP99} ms, >= 90% of the offered rate committed, nothing uncommitted or given up as busy`, sustained_tps: peakTps, at_offered_tps: best?.offered_tps ?? null } : undefined,
     targets: verdicts(runs, peakTps),
     runs,
     ...(profile ? { profile } : {}),
   };
-  console.table([...runs].sort((a, b) => a.offered_tps - b.offered_tps).map(row));
+  const toRow: (r: Run) => object = sweepRates ? sweepRow : row;
+  console.table([...runs].sort((a, b) => a.offered_tps - b.offered_tps).map(toRow));
   if (values.peak) console.log(`peak sustained (${result.peak!.criterion}): ${peakTps} tx/s`);
   for (const v of result.targets) console.log(v);
-  const out = values.out ?? join(root, 'bench', 'results', `finality-${n}v-${values.peak ? 'peak' : values.rate}${down > 0 ? `-down${down}` : ''}.json`);
+  const out = values.out ?? join(root, 'bench', 'results', `finality-${n}v-${kind}${down > 0 ? `-down${down}` : ''}.json`);
   await mkdir(join(out, '..'), { recursive: true });
   await writeFile(out, JSON.stringify(result, null, 2) + '\n');
   console.log(`wrote ${out}`);
+  if (sweepRates) {
+    const m = result.machine;
+    const where = `${m.cpus} cores (${m.model}), Node ${m.node.slice(1)}, load average ${m.loadavg_before[0]} before`;
+    const svg = out.replace(/\.json$/, '') + '.svg';
+    await writeFile(svg, sweepSvg(runs, { validators: n, machine: where, date: result.date.slice(0, 10) }));
+    console.log(`wrote ${svg}`);
+  }
 }
 
 main().catch((err) => {
