@@ -8,8 +8,12 @@ const HEX_RE = /^(?:[0-9a-f]{2})*$/;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+// Buffer's own hex encoder, called on the array as it is: wrapping it in a Buffer first costs an
+// allocation per call, and state keys are hexed several times for every read.
+const hexSlice = (Buffer.prototype as unknown as { hexSlice(this: Uint8Array, start: number, end: number): string }).hexSlice;
+
 export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  return hexSlice.call(bytes, 0, bytes.length);
 }
 
 /** Lowercase hex with no 0x prefix, as every hash on this chain is written. */
@@ -40,13 +44,39 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
+// Big-endian integers by hand, and 64-bit ones through one shared view: a DataView per writer or
+// reader costs more than the encoding of a state key or an account.
+const scratch = new Uint8Array(8);
+const scratchView = new DataView(scratch.buffer);
+
+function putU32(buf: Uint8Array, at: number, n: number): void {
+  buf[at] = n >>> 24;
+  buf[at + 1] = (n >>> 16) & 0xff;
+  buf[at + 2] = (n >>> 8) & 0xff;
+  buf[at + 3] = n & 0xff;
+}
+
+function getU32(buf: Uint8Array, at: number): number {
+  return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
+}
+
+function putU64(buf: Uint8Array, at: number, n: bigint): void {
+  scratchView.setBigUint64(0, n);
+  for (let i = 0; i < 8; i++) buf[at + i] = scratch[i]!;
+}
+
+function getU64(buf: Uint8Array, at: number): bigint {
+  for (let i = 0; i < 8; i++) scratch[i] = buf[at + i]!;
+  return scratchView.getBigUint64(0);
+}
+
 /**
  * Appends into one growing buffer: encoding is on every hot path (hashing, signing bytes, wire
  * messages), so values are written in place rather than as a chunk each and a final join.
  */
 export class ByteWriter {
-  private buf = new Uint8Array(256);
-  private view = new DataView(this.buf.buffer);
+  // Most encodings (state keys, accounts, digests) fit in 64 bytes.
+  private buf = new Uint8Array(64);
   private at = 0;
 
   private room(n: number): number {
@@ -55,7 +85,6 @@ export class ByteWriter {
       const next = new Uint8Array(Math.max(this.buf.length * 2, at + n));
       next.set(this.buf.subarray(0, at));
       this.buf = next;
-      this.view = new DataView(next.buffer);
     }
     this.at = at + n;
     return at;
@@ -77,29 +106,30 @@ export class ByteWriter {
   u16(n: number): this {
     if (!Number.isInteger(n) || n < 0 || n > 0xffff) throw new RangeError(`u16 out of range: ${n}`);
     const at = this.room(2);
-    this.view.setUint16(at, n);
+    this.buf[at] = n >>> 8;
+    this.buf[at + 1] = n & 0xff;
     return this;
   }
 
   u32(n: number): this {
     if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new RangeError(`u32 out of range: ${n}`);
     const at = this.room(4);
-    this.view.setUint32(at, n);
+    putU32(this.buf, at, n);
     return this;
   }
 
   u64(n: bigint): this {
     if (n < 0n || n > U64_MAX) throw new RangeError(`u64 out of range: ${n}`);
     const at = this.room(8);
-    this.view.setBigUint64(at, n);
+    putU64(this.buf, at, n);
     return this;
   }
 
   u128(n: bigint): this {
     if (n < 0n || n > U128_MAX) throw new RangeError(`u128 out of range: ${n}`);
     const at = this.room(16);
-    this.view.setBigUint64(at, n >> 64n);
-    this.view.setBigUint64(at + 8, n & U64_MAX);
+    putU64(this.buf, at, n >> 64n);
+    putU64(this.buf, at + 8, n & U64_MAX);
     return this;
   }
 
@@ -165,11 +195,11 @@ export class ByteReader {
 
   private uint(width: number): bigint {
     this.need(width);
-    const view = new DataView(this.buf.buffer, this.buf.byteOffset + this.at, width);
+    const at = this.at;
     this.at += width;
-    if (width === 4) return BigInt(view.getUint32(0));
-    if (width === 8) return view.getBigUint64(0);
-    return (view.getBigUint64(0) << 64n) | view.getBigUint64(8);
+    if (width === 4) return BigInt(getU32(this.buf, at));
+    if (width === 8) return getU64(this.buf, at);
+    return (getU64(this.buf, at) << 64n) | getU64(this.buf, at + 8);
   }
 
   get remaining(): number {

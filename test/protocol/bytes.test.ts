@@ -43,3 +43,23 @@ t.test('ByteReader reads back what ByteWriter wrote, from an offset into a large
   r.end();
   t.throws(() => new ByteReader(Uint8Array.of(1)).u16(), { code: 'TRUNCATED' });
 });
+
+t.test('the largest and smallest integers of each width round-trip, also across the first buffer', async (t) => {
+  const w = new ByteWriter().bytes(new Uint8Array(61)).u32(0xffffffff).u64(U64_MAX).u32(0).u64(1n).u128(U128_MAX).u16(0xffff);
+  const r = new ByteReader(w.finish());
+  t.same(r.bytes(61), new Uint8Array(61));
+  t.equal(r.u32(), 0xffffffff, 'the top bit of a u32 does not read as a sign');
+  t.equal(r.u64(), U64_MAX);
+  t.equal(r.u32(), 0);
+  t.equal(r.u64(), 1n);
+  t.equal(r.u128(), U128_MAX);
+  t.equal(r.u16(), 0xffff);
+  r.end();
+});
+
+t.test('toHex reads exactly the bytes of a view into a larger buffer', async (t) => {
+  const whole = Uint8Array.from({ length: 40 }, (_, i) => i);
+  t.equal(toHex(whole.subarray(3, 7)), '03040506');
+  t.equal(toHex(new Uint8Array(0)), '');
+  t.equal(toHex(Buffer.from([0xde, 0xad])), 'dead');
+});
