@@ -48,9 +48,13 @@ t.test('kill -9 under load loses no accepted forward and redelivers nothing ackn
       }
     }
   };
+  // A forward stored just before a kill may be delivered without its 202 ever arriving, so
+  // `received` can hold tags that `accepted` lacks: compare by tag, never by count.
+  const undelivered = () => [...accepted].filter((tag) => !received.has(tag));
   let sending = true;
+  let deadline = Infinity;
   const picker = async () => {
-    while (sending || received.size < accepted.size) {
+    while ((sending || undelivered().length > 0) && Date.now() < deadline) {
       await restarting;
       try {
         const reply = await alice.send(`${base}/didcomm`, mediator, `${PICKUP}/delivery-request`, { limit: 100 });
@@ -82,14 +86,12 @@ t.test('kill -9 under load loses no accepted forward and redelivers nothing ackn
     restarting = null;
   }
   await Promise.all(senders);
-  sending = false;
-  const deadline = Date.now() + 60_000;
-  while (received.size < accepted.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  deadline = Date.now() + 60_000;
   sending = false;
   await picking;
   t.ok(accepted.size > 500, `${accepted.size} forwards accepted across ${KILLS} kills`);
-  const lost = [...accepted].filter((tag) => !received.has(tag));
-  t.same(lost, [], 'every accepted forward was delivered');
+  t.same(undelivered(), [], 'every accepted forward was delivered');
+  t.comment(`${[...received.keys()].filter((tag) => !accepted.has(tag)).length} stored forwards lost their 202 to a kill`);
   t.same(redeliveredAfterAck, [], 'nothing acknowledged was delivered again');
   await node.stop();
 });
