@@ -121,6 +121,8 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
       committedHead,
       pacemaker: { baseTimeoutMs: config.consensus.roundTimeoutMs },
       idleBlockIntervalMs: config.consensus.idleBlockIntervalMs,
+      minBlockIntervalMs: config.consensus.minBlockIntervalMs,
+      fullBlockTransactions: config.consensus.fullBlockTransactions,
     });
 
     const isValidator = (a: Uint8Array) => engine.isCurrentValidator(a);

@@ -21,6 +21,8 @@ export interface BlockSource {
   markVerified(hash: string): void;
   /** whether select() would return anything now */
   hasReady(): boolean;
+  /** every pending transaction, ready or not */
+  readonly size: number;
 }
 
 /** What the chain needs from the store. */
@@ -74,6 +76,10 @@ export class ChainApp extends EventEmitter {
 
   hasReadyTransactions(): boolean {
     return this.o.mempool.hasReady();
+  }
+
+  pendingTransactionCount(): number {
+    return this.o.mempool.size;
   }
 
   private context(header: Pick<BlockHeader, 'height' | 'round' | 'parentHash' | 'timestampMs' | 'proposer'>): BlockContext {

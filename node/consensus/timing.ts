@@ -2,7 +2,8 @@ import { toHex } from '../protocol/bytes.js';
 
 /**
  * When each uncommitted block was first seen here and when its QC became known, for the latency
- * metrics (proposal to QC, QC to commit, proposal to commit). Never used for consensus decisions.
+ * metrics (proposal to QC, QC to commit, proposal to commit), and for the leader's pacing
+ * (pacing.ts). Never used for safety.
  */
 export class BlockTimes {
   private readonly seen = new Map<string, number>();
@@ -10,6 +11,11 @@ export class BlockTimes {
 
   markSeen(hash: Uint8Array, now: number): void {
     this.seen.set(toHex(hash), now);
+  }
+
+  /** When the block was first seen here; undefined when it was not (committed, or before a restart). */
+  seenAt(hash: Uint8Array): number | undefined {
+    return this.seen.get(toHex(hash));
   }
 
   /** The first QC for a block seen here: the wait since it was seen; undefined otherwise. */

@@ -72,7 +72,10 @@ export class BlockTree {
   }
 
   /** Uncommitted blocks on the path to `hash` that carry transactions. */
-  hasTransactionsOnPath(hash: Uint8Array): boolean {
-    return this.pathFromRoot(hash).some((b) => b.transactions.length > 0);
+  /** How many transactions the uncommitted blocks from the root to `hash` carry. */
+  transactionsOnPath(hash: Uint8Array): number {
+    let n = 0;
+    for (const b of this.pathFromRoot(hash)) n += b.transactions.length;
+    return n;
   }
 }

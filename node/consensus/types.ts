@@ -160,6 +160,8 @@ export interface ConsensusApp {
   commit(blocks: Block[], commitQc: QuorumCertificate): Promise<void>;
   /** true when the mempool holds a transaction the next block could include (not one behind a nonce gap), so the leader should not idle */
   hasReadyTransactions(): boolean;
+  /** how many transactions the mempool holds, ready or not (those in uncommitted blocks included) */
+  pendingTransactionCount(): number;
   /** A committed block by hash, to serve peers that catch up (undefined when unknown). */
   getCommittedBlock(hash: Uint8Array): Promise<Block | undefined>;
   /** A committed block by height, to serve peers that catch up by height (undefined above the head). */

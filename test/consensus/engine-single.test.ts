@@ -48,3 +48,27 @@ t.test('a leader waiting for transactions proposes when told one is ready, not a
   await c.stopAll();
   t.same(c.faults, []);
 });
+
+t.test('a leader with transactions keeps the least interval between blocks, and proposes a full block at once', async (t) => {
+  const c = new Cluster(1, { idleBlockIntervalMs: 60_000, minBlockIntervalMs: 150, fullBlockTransactions: 20 });
+  const node = c.nodes[0]!;
+  const seen: number[] = [];
+  node.engine.on('proposal', () => seen.push(Date.now()));
+  await c.start();
+  for (let i = 0; i < 6; i++) node.app.submit(transfer(i));
+  node.engine.transactionsReady();
+  // the block with the six, then the two that commit it
+  await waitFor(() => node.app.committed.some((b) => b.transactions.length > 0), 10_000, 'the transactions to commit');
+  const gaps = seen.slice(1, 3).map((at, i) => at - seen[i]!);
+  t.equal(gaps.length, 2);
+  for (const g of gaps) t.ok(g >= 145, `${g} ms between proposals, at least the 150 ms interval`);
+  // 20 ready transactions fill a block: no wait for the interval
+  for (let i = 6; i < 26; i++) node.app.submit(transfer(i));
+  const before = seen.length;
+  const sent = Date.now();
+  node.engine.transactionsReady();
+  await waitFor(() => seen.length > before, 10_000, 'the full block');
+  t.ok(seen[before]! - sent < 100, `the full block went ${seen[before]! - sent} ms after its transactions`);
+  await c.stopAll();
+  t.same(c.faults, []);
+});

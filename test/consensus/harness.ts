@@ -158,6 +158,10 @@ export class TestApp implements ConsensusApp {
     return this.mempool.length > 0;
   }
 
+  pendingTransactionCount(): number {
+    return this.mempool.length;
+  }
+
   async getCommittedBlock(hash: Uint8Array): Promise<Block | undefined> {
     return this.committedByHash.get(toHex(hash));
   }

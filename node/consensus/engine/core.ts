@@ -7,6 +7,7 @@ import type { QuorumCrypto } from '../crypto.js';
 import { Divergence, type HaltReport } from '../divergence.js';
 import type { EpochContext } from '../epochs.js';
 import type { LeaderSchedule } from '../leaders.js';
+import type { PacingConfig } from '../pacing.js';
 import { OrphanPool } from '../orphans.js';
 import { DEFAULT_PACEMAKER, Pacemaker, pacemakerConfig, systemClock, type Clock, type PacemakerConfig, type RoundEntry } from '../pacemaker.js';
 import type { ConsensusStore } from '../store.js';
@@ -31,6 +32,10 @@ export interface ConsensusEngineOptions {
   idleBlockIntervalMs?: number;
   /** how often an idle leader checks the mempool (default 20 ms) */
   pollIntervalMs?: number;
+  /** least time between a block and its child unless the child is full (pacing.ts; default 0) */
+  minBlockIntervalMs?: number;
+  /** this many ready transactions are proposed at once, whatever the interval (default 1000) */
+  fullBlockTransactions?: number;
 }
 
 export interface ConsensusMetrics {
@@ -93,6 +98,8 @@ export class EngineCore {
   readonly pacemaker: Pacemaker;
   /** a third of the first round timeout: how long a backup collector, or a node behind, waits */
   readonly relayMs: number;
+  /** when the leader proposes (pacing.ts) */
+  readonly pacing: PacingConfig;
   ep!: EpochContext;
   leaders!: LeaderSchedule;
   safety!: SafetyState;
@@ -124,10 +131,11 @@ export class EngineCore {
     });
     this.clock = o.clock ?? systemClock;
     this.me = o.self.address;
-    const pacing = { ...pacemakerConfig(o.pacemaker?.baseTimeoutMs ?? DEFAULT_PACEMAKER.baseTimeoutMs), ...o.pacemaker };
-    this.relayMs = Math.round(pacing.baseTimeoutMs / 3);
+    const rounds = { ...pacemakerConfig(o.pacemaker?.baseTimeoutMs ?? DEFAULT_PACEMAKER.baseTimeoutMs), ...o.pacemaker };
+    this.relayMs = Math.round(rounds.baseTimeoutMs / 3);
+    this.pacing = { minIntervalMs: o.minBlockIntervalMs ?? 0, fullBlockTransactions: o.fullBlockTransactions ?? 1_000, idleIntervalMs: o.idleBlockIntervalMs ?? 1_000 };
     this.backup = new BackupVotes(this.clock, this.relayMs, (round) => this.enqueue(() => steps.relayIfStalled(round)));
-    this.pacemaker = new Pacemaker(pacing, this.clock, (round) => this.enqueue(() => steps.localTimeout(round)));
+    this.pacemaker = new Pacemaker(rounds, this.clock, (round) => this.enqueue(() => steps.localTimeout(round)));
     this.tree = new BlockTree(o.committedHead);
     this.m = {
       epoch: 0,

@@ -2,13 +2,14 @@ import { LedgerError } from '../../errors.js';
 import { bytesEqual } from '../../protocol/bytes.js';
 import { voteDigest } from '../crypto.js';
 import type { TimerHandle } from '../pacemaker.js';
+import { proposalDelay, type PacingState } from '../pacing.js';
 import * as rules from '../safety.js';
 import type { Proposal } from '../types.js';
 import type { EngineCore, EngineSteps } from './core.js';
 
 /**
- * The leader's side of a round: wait for something to propose (or the idle interval), build the
- * block on the high QC and send it. The leader's signature on the block is its own vote.
+ * The leader's side of a round: wait as pacing.ts says (for transactions, the least interval
+ * between blocks, or the idle interval), build the block on the high QC and send it. The leader's signature on the block is its own vote.
  */
 export class Proposing {
   private idleTimer: TimerHandle | undefined;
@@ -40,21 +41,33 @@ export class Proposing {
     if (!c.isValidator || c.proposedRound >= round) return;
     const leader = c.leaders.leaderAfter(c.safety.highQc.blockHash, round);
     if (!leader || !c.isMe(leader.address)) return;
-    const started = c.clock.now();
-    const idleMs = c.o.idleBlockIntervalMs ?? 1_000;
+    const scheduled = c.clock.now();
     const poll = c.o.pollIntervalMs ?? 20;
     // The poll is a fallback: the node calls transactionsReady() when the mempool admits one.
     const check = () => {
       this.waiting = undefined;
       if (!c.running || c.pacemaker.round !== round) return;
-      // Blocks above an uncommitted boundary go out at once: the epoch change waits for them.
-      const head = c.safety.highQc;
-      const busy = c.o.app.hasReadyTransactions() || c.ep.isPastBoundary(head.height + 1) || c.tree.hasTransactionsOnPath(head.blockHash);
-      if (busy || c.clock.now() - started >= idleMs) return c.enqueue(() => this.propose(round));
+      const wait = proposalDelay(this.pacingState(scheduled), c.pacing);
+      if (wait === 0) return c.enqueue(() => this.propose(round));
       this.waiting = check;
-      this.idleTimer = c.clock.setTimer(Math.min(poll, idleMs - (c.clock.now() - started)), check);
+      this.idleTimer = c.clock.setTimer(Math.min(poll, wait), check);
     };
     check();
+  }
+
+  private pacingState(scheduled: number): PacingState {
+    const c = this.c;
+    const head = c.safety.highQc;
+    const now = c.clock.now();
+    const seen = c.times.seenAt(head.blockHash);
+    const onPath = c.tree.transactionsOnPath(head.blockHash);
+    return {
+      sinceParentMs: seen === undefined ? Infinity : now - seen,
+      sinceScheduledMs: now - scheduled,
+      readyTransactions: c.o.app.hasReadyTransactions() ? Math.max(1, c.o.app.pendingTransactionCount() - onPath) : 0,
+      uncommittedTransactions: onPath > 0,
+      pastBoundary: c.ep.isPastBoundary(head.height + 1),
+    };
   }
 
   async propose(round: number): Promise<void> {
