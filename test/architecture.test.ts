@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * The layout rules of the project, checked on the source: node/ never imports plugins/, no two
  * modules import each other (directly or around a circle), and the pure core (execution/ and the
- * consensus safety rules) reads no clock, no randomness and no I/O.
+ * consensus safety and pacing rules) reads no clock, no randomness and no I/O.
  */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -76,7 +76,7 @@ t.test('no import circles in node/ or plugins/', async (t) => {
 });
 
 t.test('the pure core reads no clock, no randomness and no I/O', async (t) => {
-  const core = [...sources(join(root, 'node/execution')), join(root, 'node/consensus/safety.ts')];
+  const core = [...sources(join(root, 'node/execution')), join(root, 'node/consensus/safety.ts'), join(root, 'node/consensus/pacing.ts')];
   t.ok(core.length > 5, `${core.length} files checked`);
   const forbidden = [/from 'node:/, /\bDate\.now\(/, /\bnew Date\(/, /\bperformance\.now\(/, /\bMath\.random\(/, /\bprocess\./, /\bsetTimeout\(/, /\bsetInterval\(/];
   for (const file of core) {

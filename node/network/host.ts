@@ -6,10 +6,12 @@ import type { Libp2p, PeerId } from '@libp2p/interface';
 import { tcp } from '@libp2p/tcp';
 import { createLibp2p } from 'libp2p';
 import { privateKeyFromSeed } from './identity.js';
+import { batchYamuxWindowUpdates } from './yamux-window.js';
 
 /** The libp2p node, not yet started: TCP, Noise, yamux and identify, keyed by the validator seed. */
 export async function createHost(o: { seed: Uint8Array; host: string; port: number; isBanned: (peer: PeerId) => boolean }): Promise<Libp2p> {
   const ip = o.host.includes(':') ? 'ip6' : 'ip4';
+  batchYamuxWindowUpdates();
   return createLibp2p({
     privateKey: await privateKeyFromSeed(o.seed),
     addresses: { listen: [`/${ip}/${o.host}/tcp/${o.port}`] },
