@@ -9,7 +9,8 @@ import type { EngineCore, EngineSteps } from './core.js';
 
 /**
  * The leader's side of a round: wait as pacing.ts says (for transactions, the least interval
- * between blocks, or the idle interval), build the block on the high QC and send it. The leader's signature on the block is its own vote.
+ * between blocks, or the idle interval), build the block on the high QC and send it. The
+ * leader's signature on the block is its own vote.
  */
 export class Proposing {
   private idleTimer: TimerHandle | undefined;
