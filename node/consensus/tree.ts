@@ -71,7 +71,6 @@ export class BlockTree {
     return removed;
   }
 
-  /** Uncommitted blocks on the path to `hash` that carry transactions. */
   /** How many transactions the uncommitted blocks from the root to `hash` carry. */
   transactionsOnPath(hash: Uint8Array): number {
     let n = 0;

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { bytesEqual } from '../../node/protocol/bytes.js';
+import { ManualClock } from '../../node/consensus/pacemaker.js';
 import { Cluster, transfer, waitFor } from './harness.js';
 
 t.test('one validator commits a chain, each block once and in order', async (t) => {
@@ -50,25 +51,34 @@ t.test('a leader waiting for transactions proposes when told one is ready, not a
 });
 
 t.test('a leader with transactions keeps the least interval between blocks, and proposes a full block at once', async (t) => {
-  const c = new Cluster(1, { idleBlockIntervalMs: 60_000, minBlockIntervalMs: 150, fullBlockTransactions: 20 });
+  // The engine's clock moves only when the test says, so the interval is checked to the millisecond.
+  const clock = new ManualClock(1_000);
+  const c = new Cluster(1, { clock, idleBlockIntervalMs: 60_000, minBlockIntervalMs: 150, fullBlockTransactions: 20 });
   const node = c.nodes[0]!;
-  const seen: number[] = [];
-  node.engine.on('proposal', () => seen.push(Date.now()));
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  };
   await c.start();
   for (let i = 0; i < 6; i++) node.app.submit(transfer(i));
   node.engine.transactionsReady();
-  // the block with the six, then the two that commit it
-  await waitFor(() => node.app.committed.some((b) => b.transactions.length > 0), 10_000, 'the transactions to commit');
-  const gaps = seen.slice(1, 3).map((at, i) => at - seen[i]!);
-  t.equal(gaps.length, 2);
-  for (const g of gaps) t.ok(g >= 145, `${g} ms between proposals, at least the 150 ms interval`);
-  // 20 ready transactions fill a block: no wait for the interval
+  await settle();
+  t.equal(node.engine.metrics().proposals, 1, 'the first block goes at once: its parent was never seen here');
+  // the two blocks that commit the six, each 150 ms after its parent
+  for (const n of [2, 3]) {
+    clock.advance(149);
+    await settle();
+    t.equal(node.engine.metrics().proposals, n - 1, `block ${n} waits at 149 ms`);
+    clock.advance(1);
+    await settle();
+    t.equal(node.engine.metrics().proposals, n, `block ${n} goes at 150 ms`);
+  }
+  t.ok(node.app.committed.some((b) => b.transactions.length === 6), 'the six committed');
+  // 20 ready transactions fill a block: it goes without the clock moving
+  clock.advance(10);
   for (let i = 6; i < 26; i++) node.app.submit(transfer(i));
-  const before = seen.length;
-  const sent = Date.now();
   node.engine.transactionsReady();
-  await waitFor(() => seen.length > before, 10_000, 'the full block');
-  t.ok(seen[before]! - sent < 100, `the full block went ${seen[before]! - sent} ms after its transactions`);
+  await settle();
+  t.equal(node.engine.metrics().proposals, 4, 'the full block went 10 ms after its parent');
   await c.stopAll();
   t.same(c.faults, []);
 });
