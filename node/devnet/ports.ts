@@ -1,12 +1,30 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** The first of `n` consecutive ports on 127.0.0.1 that are free now (each checked by binding it). */
-export async function freePortRange(n: number, lowest = 20_000, highest = 60_000): Promise<number> {
+/**
+ * The first of `n` consecutive ports in [lowest, highest) on 127.0.0.1 that are free now (each
+ * checked by binding it).
+ * They are picked below the kernel's ephemeral range: a port in that range can be taken by any
+ * outgoing connection while its node is down, and the node's restart then fails with EADDRINUSE.
+ */
+export async function freePortRange(n: number, lowest = 20_000, highest = Math.min(60_000, ephemeralPortRange()[0])): Promise<number> {
+  if (highest - lowest < n) throw new RangeError(`no room for ${n} ports between ${lowest} and ${highest}`);
   for (;;) {
-    const base = lowest + Math.floor(Math.random() * (highest - lowest - n));
+    const base = lowest + Math.floor(Math.random() * (highest - lowest - n + 1));
     const free = await Promise.all(Array.from({ length: n }, (_, i) => canBind(base + i)));
     if (free.every(Boolean)) return base;
   }
+}
+
+/** The kernel's range for outgoing connections' local ports: Linux's own, else the IANA range. */
+export function ephemeralPortRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high) && low! > 1024) return [low!, high!];
+  } catch {
+    // not Linux
+  }
+  return [49_152, 65_535];
 }
 
 function canBind(port: number): Promise<boolean> {

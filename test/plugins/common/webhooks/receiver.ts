@@ -1,6 +1,7 @@
 import type { Test } from 'tap';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { freePortRange } from '../../../../node/devnet/ports.js';
 
 /** A real HTTP server that records what the outbox sends, for the webhook tests. */
 
@@ -83,13 +84,9 @@ export async function receiver(t: Test, answer: Answer = () => 200, opts: { port
   return self;
 }
 
-/** A port that nothing listens on (bound, then released). */
+/** A port that nothing listens on, outside the range outgoing connections take theirs from. */
 export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
+  return freePortRange(1);
 }
 
 /** Polls `check` until it is true, or fails after `ms`. */
