@@ -100,16 +100,12 @@ export class Mempool {
   private epoch = 0;
   private arrivals = 0;
   private commits: Promise<unknown> = Promise.resolve();
-  /** length of the domain and chain-id prefix of the signing bytes */
-  private readonly signingPrefix: number;
 
   constructor(options: MempoolOptions) {
     this.o = { ...MEMPOOL_DEFAULTS, now: Date.now, ...options };
     this.state = options.state;
     this.index = new PendingIndex({ maxTransactions: this.o.maxTransactions, maxBytes: this.o.maxBytes });
     this.verified = new VerifiedCache(this.o.verifiedCacheSize);
-    const probe: Transaction = { senderPubkey: new Uint8Array(32), nonce: 0n, payload: { kind: 'Stake', amount: 1n }, signature: new Uint8Array(64) };
-    this.signingPrefix = signingBytes(this.o.chainId, probe).length - (encodeTransaction(probe).length - probe.signature.length);
   }
 
   get size(): number {
@@ -205,33 +201,34 @@ export class Mempool {
     }
   }
 
-  /** Admits an already decoded transaction (gossip); its payload is checked as the JSON decoder would. */
+  /**
+   * Admits an already decoded transaction (gossip); its payload is checked as the JSON decoder
+   * would. That decoder only checks (it changes nothing it accepts), so the transaction itself is
+   * admitted, with the encoding and hash it already carries.
+   */
   async admit(tx: Transaction): Promise<AdmitResult> {
     if (!(tx.senderPubkey instanceof Uint8Array) || tx.senderPubkey.length !== 32) throw invalid('MALFORMED_TRANSACTION', 'sender_pubkey must be 32 bytes');
     if (!(tx.signature instanceof Uint8Array) || tx.signature.length !== 64) throw invalid('MALFORMED_TRANSACTION', 'signature must be 64 bytes');
     if (typeof tx.nonce !== 'bigint' || tx.nonce < 0n || tx.nonce > U64_MAX) throw invalid('MALFORMED_TRANSACTION', 'nonce must be an integer from 0 to 2^64-1');
     // The JSON decoder holds the payload rules (positive amounts, DID syntax, service limits).
-    let payload;
     try {
-      payload = payloadFromJson(payloadToJson(tx.payload, 'raw'));
+      payloadFromJson(payloadToJson(tx.payload, 'raw'));
     } catch (err) {
       if (isLedgerError(err)) throw err;
       throw invalid('MALFORMED_PAYLOAD', 'payload is not a transaction payload this node knows');
     }
-    return this.admitDecoded({ ...tx, payload });
+    return this.admitDecoded(tx);
   }
 
   private async admitDecoded(tx: Transaction): Promise<AdmitResult> {
-    const body = signingBytes(this.o.chainId, tx);
-    // The encoding is the signing bytes without their domain and chain-id prefix, plus the signature.
-    const size = body.length - this.signingPrefix + tx.signature.length;
+    const size = encodeTransaction(tx).length;
     if (size > MAX_TX_BYTES) {
       throw new LedgerError('TX_TOO_LARGE', `transaction encodes to ${size} bytes; the limit is ${MAX_TX_BYTES}`, 'limit', { size, limit: MAX_TX_BYTES });
     }
     const hash = transactionHash(this.o.chainId, tx);
     if (this.index.has(hash)) throw conflict('ALREADY_KNOWN', `transaction ${hash} is already pending`, { hash });
     if (!this.verified.has(hash)) {
-      if (!verify(tx.senderPubkey, body, tx.signature)) throw invalid('BAD_SIGNATURE', BAD_SIGNATURE_MESSAGE, { hash, chainId: this.o.chainId });
+      if (!verify(tx.senderPubkey, signingBytes(this.o.chainId, tx), tx.signature)) throw invalid('BAD_SIGNATURE', BAD_SIGNATURE_MESSAGE, { hash, chainId: this.o.chainId });
       this.verified.add(hash);
     }
     if (tx.payload.kind === 'CredentialAttest') await this.checkVrfProof(tx.senderPubkey, tx.payload);

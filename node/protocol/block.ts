@@ -2,7 +2,7 @@ import { blake3 } from '../crypto/hash.js';
 import { ADDRESS_LENGTH, formatAddress } from './address.js';
 import { ByteReader, ByteWriter, fromHex, toHex, utf8 } from './bytes.js';
 import { merkleRoot } from './merkle.js';
-import { decodeTransaction, encodeTransaction, transactionHash, type Transaction } from './transaction.js';
+import { decodeTransaction, encodeTransaction, transactionHash, transactionHashBytes, type Transaction } from './transaction.js';
 
 export const BLOCK_DOMAIN = utf8('ledger-block-v1');
 
@@ -86,7 +86,7 @@ export function blockHash(h: BlockHeader): Uint8Array {
 }
 
 export function transactionsRoot(chainId: string, txs: Transaction[]): Uint8Array {
-  return merkleRoot(txs.map((tx) => fromHex(transactionHash(chainId, tx))));
+  return merkleRoot(txs.map((tx) => transactionHashBytes(chainId, tx)));
 }
 
 export function encodeBlock(b: Block): Uint8Array {

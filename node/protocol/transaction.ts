@@ -35,7 +35,29 @@ function writeBody(w: ByteWriter, tx: UnsignedTransaction): ByteWriter {
   return w;
 }
 
+/** "ledger-tx-v1" || u16 len(chain_id) || chain_id: what the signing bytes put before the encoding */
+const prefixes = new Map<string, Uint8Array>();
+
+function signingPrefix(chainId: string): Uint8Array {
+  let p = prefixes.get(chainId);
+  if (!p) {
+    p = new ByteWriter().bytes(TX_DOMAIN).str(chainId).finish();
+    if (prefixes.size >= 16) prefixes.clear();
+    prefixes.set(chainId, p);
+  }
+  return p;
+}
+
+/**
+ * A transaction is never changed once built or decoded. Its encoding is kept from the bytes it
+ * was decoded from, or made once, since the hash, the signature check, gossip and block encoding
+ * all start from it.
+ */
+const encodings = new WeakMap<Transaction, Uint8Array>();
+
 export function signingBytes(chainId: string, tx: UnsignedTransaction): Uint8Array {
+  const encoded = encodings.get(tx as Transaction);
+  if (encoded) return concatBytes(signingPrefix(chainId), encoded.subarray(0, encoded.length - 64));
   return writeBody(new ByteWriter().bytes(TX_DOMAIN).str(chainId), tx).finish();
 }
 
@@ -47,16 +69,13 @@ export function verifyTransactionSignature(chainId: string, tx: Transaction): bo
   return verify(tx.senderPubkey, signingBytes(chainId, tx), tx.signature);
 }
 
-/**
- * A transaction is never changed once built or decoded, and its hash is needed at admission,
- * gossip, block building, validation, commit and RPC: it is computed once per object.
- */
+/** The hash is needed at admission, gossip, block building, validation, commit and RPC: once per object. */
 const hashes = new WeakMap<Transaction, { chainId: string; bytes: Uint8Array; hex: string }>();
 
 function cachedHash(chainId: string, tx: Transaction): { bytes: Uint8Array; hex: string } {
   const hit = hashes.get(tx);
   if (hit && hit.chainId === chainId) return hit;
-  const bytes = blake3(concatBytes(signingBytes(chainId, tx), tx.signature));
+  const bytes = blake3(concatBytes(signingPrefix(chainId), encodeTransaction(tx)));
   const entry = { chainId, bytes, hex: toHex(bytes) };
   hashes.set(tx, entry);
   return entry;
@@ -75,16 +94,23 @@ export function senderAddress(tx: UnsignedTransaction): string {
   return addressFromPublicKey(tx.senderPubkey);
 }
 
-/** Storage and block encoding: sender_pubkey || nonce || payload || signature. */
+/** Storage and block encoding: sender_pubkey || nonce || payload || signature. Shared: never modify it. */
 export function encodeTransaction(tx: Transaction): Uint8Array {
-  return writeBody(new ByteWriter(), tx).bytes(tx.signature).finish();
+  let bytes = encodings.get(tx);
+  if (!bytes) {
+    bytes = writeBody(new ByteWriter(), tx).bytes(tx.signature).finish();
+    encodings.set(tx, bytes);
+  }
+  return bytes;
 }
 
+/** The caller hands `bytes` over: they become the transaction's encoding and must not change. */
 export function decodeTransaction(bytes: Uint8Array): Transaction {
   if (bytes.length > MAX_TX_BYTES) throw new LedgerError('TX_TOO_LARGE', `transaction is ${bytes.length} bytes; the limit is ${MAX_TX_BYTES}`, 'limit');
   const r = new ByteReader(bytes);
   const tx = { senderPubkey: r.bytes(32), nonce: r.u64(), payload: decodePayload(r), signature: r.bytes(64) };
   r.end();
+  encodings.set(tx, bytes);
   return tx;
 }
 

@@ -44,6 +44,15 @@ for (const v of V.vectors) {
     t.equal(toHex(resigned.signature), v.signature, 'signing is deterministic');
     t.same(decodeTransaction(encodeTransaction(tx)), tx, 'binary round trip');
     t.same(transactionFromJson(transactionToJson(tx)).tx, tx, 'JSON round trip');
+    // a decoded transaction keeps the bytes it came from; everything derived from them is the same
+    const wire = fromHex(v.encoded);
+    const decoded = decodeTransaction(wire);
+    t.equal(encodeTransaction(decoded), wire, 'its encoding is the bytes it was decoded from');
+    t.equal(toHex(signingBytes(V.chain_id, decoded)), v.signing_bytes, 'signing bytes from the kept encoding');
+    t.equal(transactionHash(V.chain_id, decoded), v.hash, 'hash from the kept encoding');
+    t.ok(verifyTransactionSignature(V.chain_id, decoded), 'verifies from the kept encoding');
+    t.notOk(verifyTransactionSignature('ledger-mainnet-1', decoded), 'and still never on another chain');
+    t.not(transactionHash('ledger-mainnet-1', decoded), v.hash, 'the hash is per chain');
   });
 }
 
