@@ -9,12 +9,20 @@ import { createServer } from 'node:net';
  */
 export async function freePortRange(n: number, lowest = 20_000, highest = Math.min(60_000, ephemeralPortRange()[0])): Promise<number> {
   if (highest - lowest < n) throw new RangeError(`no room for ${n} ports between ${lowest} and ${highest}`);
-  for (;;) {
+  for (let attempt = 0; ; attempt++) {
+    if (attempt === 10_000) throw new Error(`no ${n} consecutive free ports between ${lowest} and ${highest}`);
     const base = lowest + Math.floor(Math.random() * (highest - lowest - n + 1));
-    const free = await Promise.all(Array.from({ length: n }, (_, i) => canBind(base + i)));
-    if (free.every(Boolean)) return base;
+    const ports = Array.from({ length: n }, (_, i) => base + i);
+    if (ports.some((p) => handedOut.has(p))) continue;
+    const free = await Promise.all(ports.map(canBind));
+    if (!free.every(Boolean) || ports.some((p) => handedOut.has(p))) continue;
+    for (const p of ports) handedOut.add(p);
+    return base;
   }
 }
+
+/** Ports this process handed out: free when checked, but maybe not bound yet (two calls in a row must not overlap). */
+const handedOut = new Set<number>();
 
 /** The kernel's range for outgoing connections' local ports: Linux's own, else the IANA range. */
 export function ephemeralPortRange(): [number, number] {

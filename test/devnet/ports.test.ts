@@ -12,14 +12,31 @@ t.test('ports are picked below the ephemeral range, so no outgoing connection ca
 });
 
 t.test('a taken port is never handed out', async (t) => {
-  const lowest = 21_000 + Math.floor(Math.random() * 5_000);
-  const held = createServer();
-  await new Promise<void>((resolve, reject) => held.once('error', reject).listen(lowest, '127.0.0.1', resolve));
-  t.teardown(() => held.close());
-  // with room for exactly two places, the one that overlaps the held port is never chosen
-  for (let i = 0; i < 10; i++) t.equal(await freePortRange(1, lowest, lowest + 2), lowest + 1);
+  for (let i = 0; i < 5; i++) {
+    const lowest = 21_000 + i * 1_000 + Math.floor(Math.random() * 900);
+    const held = createServer();
+    await new Promise<void>((resolve, reject) => held.once('error', reject).listen(lowest, '127.0.0.1', resolve));
+    // with room for exactly two places, the one that overlaps the held port is never chosen
+    t.equal(await freePortRange(1, lowest, lowest + 2), lowest + 1);
+    await new Promise((r) => held.close(r));
+  }
 });
 
-t.test('a range too small for n ports is refused', async (t) => {
+t.test('a range too small for n ports is refused, and one with no room left fails rather than spins', async (t) => {
   await t.rejects(freePortRange(5, 30_000, 30_003), RangeError);
+  const base = await freePortRange(3, 30_100, 30_103);
+  t.equal(base, 30_100);
+  await t.rejects(freePortRange(3, 30_100, 30_103), /no 3 consecutive free ports/);
+});
+
+t.test('ranges handed out in a row never overlap, though nothing is bound yet', async (t) => {
+  const lowest = 27_000 + Math.floor(Math.random() * 1_000);
+  const seen = new Set<number>();
+  for (let i = 0; i < 6; i++) {
+    const base = await freePortRange(5, lowest, lowest + 200);
+    for (let p = base; p < base + 5; p++) {
+      t.notOk(seen.has(p), `port ${p} handed out once`);
+      seen.add(p);
+    }
+  }
 });
