@@ -50,6 +50,7 @@ export function createMetrics(deps: {
   gauge('ledger_height', 'height of the latest committed block', () => deps.store.head()?.height ?? 0);
   gauge('ledger_seq', 'seq of the latest committed block', () => deps.store.head()?.seq ?? 0);
   gauge('ledger_round', 'current consensus round', () => engine().round);
+  gauge('ledger_consensus_round_timeout_seconds', 'the timeout of a round entered now, before backoff: the base, or 4 times the p95 of the recent rounds', () => engine().roundTimeoutMs / 1000);
   gauge('ledger_peers', 'connected peers', () => deps.network?.peerCount() ?? 0);
   gauge('ledger_mempool_transactions', 'transactions in the mempool', () => deps.mempool.size);
   gauge('ledger_mempool_bytes', 'bytes of transactions in the mempool', () => deps.mempool.bytes);

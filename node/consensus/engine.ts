@@ -121,6 +121,25 @@ export class ConsensusEngine extends EventEmitter {
     return this.c.ep?.set.indexOf(address) !== undefined;
   }
 
+  /**
+   * The validators expected to lead the next `count` rounds, nearest first: the current round's
+   * leader while its proposal has not arrived here, then the following ones. Read on this node's
+   * highest certified block, which those proposals extend (or one just above it, whose active set
+   * is almost always the same). Empty before start and on a node that does not validate (a full
+   * node cannot count on reaching the leaders directly). Only a routing hint, never used for safety.
+   */
+  upcomingLeaders(count: number): Uint8Array[] {
+    const c = this.c;
+    if (!c.running || !c.isValidator) return [];
+    const first = c.proposalsSeen.has(c.pacemaker.round) ? c.pacemaker.round + 1 : c.pacemaker.round;
+    const out: Uint8Array[] = [];
+    for (let r = first; r < first + count; r++) {
+      const leader = c.leaders.leaderAfter(c.safety.highQc.blockHash, r);
+      if (leader) out.push(leader.address);
+    }
+    return out;
+  }
+
   /** Loads the epoch, the safety state and the pending blocks, then enters the current round. */
   async start(): Promise<void> {
     const c = this.c;
@@ -216,6 +235,7 @@ export class ConsensusEngine extends EventEmitter {
     return {
       ...c.m,
       round: c.pacemaker.round,
+      roundTimeoutMs: c.pacemaker.timeoutMs,
       highQcRound: c.safety?.highQc.round ?? 0,
       lockedRound: c.safety?.lockedQc.round ?? 0,
       lastVotedRound: c.safety?.lastVotedRound ?? 0,

@@ -1,4 +1,5 @@
 import { isLedgerError } from '../errors.js';
+import { bytesEqual } from '../protocol/bytes.js';
 import type { Logger } from '../logging.js';
 import { decodeTransaction, encodeTransaction, transactionHash } from '../protocol/transaction.js';
 import type { Mempool } from './mempool.js';
@@ -7,20 +8,32 @@ import type { Mempool } from './mempool.js';
 export interface TransactionGossip {
   onTransactions(handler: (txs: Uint8Array[], from: Uint8Array) => void | Promise<void>): void;
   gossipTransactions(txs: Uint8Array[], except?: Uint8Array): void;
+  sendTransactions(txs: Uint8Array[], to: (peer: Uint8Array) => boolean): void;
   penalize(peer: Uint8Array, reason: string, weight?: number): void;
 }
 
 /** Admission errors no honest peer causes; the rest (nonces, balances, DID state, a full pool) depend on the view of the chain. */
 const PENALIZED = new Set(['MALFORMED_TRANSACTION', 'MALFORMED_PAYLOAD', 'TX_TOO_LARGE', 'BAD_SIGNATURE', 'WRONG_CHAIN']);
 
+/** How many of the coming leaders a client's transaction is sent to. */
+export const LEADER_FANOUT = 2;
+
 /**
  * Hands transactions between the mempool and the network.
  *
- * Every transaction admitted here from a client (RPC, a plugin) goes to every connected peer.
+ * A transaction admitted here from a client (RPC, a plugin) goes to the validators that lead the
+ * next LEADER_FANOUT rounds, and to every peer that is not a validator; not to every validator.
+ * A leader's proposal carries it to the others, which check its signature once, when they
+ * validate that block. Sending it to every validator as well cost each of them a frame, an
+ * admission and a second decoding of the same bytes, and with 21 validators twenty frames per
+ * transaction (docs/performance.md). Two leaders, not one: a proposal may leave before the
+ * transaction arrives. It also stays here, so this node proposes it when its own turn comes if
+ * neither leader did (a dead leader, say).
+ *
  * One that arrived by gossip is forwarded only when it came from a peer that is not a validator:
- * validators form a full mesh, so a validator's transactions already reach every validator
- * directly, and forwarding them again would multiply the traffic by the number of validators for
- * nothing. A full node's transactions reach the mesh through the validator it is connected to.
+ * a validator has sent it where it had to go already. A full node's transactions reach the
+ * leaders through the validator it is connected to. A node that does not validate, or whose
+ * consensus has not started (no leaders known), sends a transaction to every peer.
  *
  * Undecodable transactions and bad signatures cost the sending peer; stale nonces and a full pool
  * do not, since an honest peer with another view of the chain sends those too.
@@ -30,6 +43,8 @@ export function connectMempoolGossip(o: {
   mempool: Mempool;
   gossip: TransactionGossip;
   isValidator: (address: Uint8Array) => boolean;
+  /** the validators expected to lead the next `count` rounds (empty when unknown) */
+  upcomingLeaders: (count: number) => Uint8Array[];
   log: Logger;
 }): () => void {
   /** hex hash -> the peer it came from, while its admission runs */
@@ -37,7 +52,10 @@ export function connectMempoolGossip(o: {
   const unsubscribe = o.mempool.onAdmitted((entry) => {
     const origin = fromPeer.get(entry.hash);
     if (origin && o.isValidator(origin)) return;
-    o.gossip.gossipTransactions([encodeTransaction(entry.tx)], origin);
+    const bytes = [encodeTransaction(entry.tx)];
+    const leaders = o.upcomingLeaders(LEADER_FANOUT);
+    if (leaders.length === 0) return o.gossip.gossipTransactions(bytes, origin);
+    o.gossip.sendTransactions(bytes, (peer) => !(origin && bytesEqual(peer, origin)) && (!o.isValidator(peer) || leaders.some((l) => bytesEqual(l, peer))));
   });
   o.gossip.onTransactions(async (batch, from) => {
     for (const bytes of batch) {

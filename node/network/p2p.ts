@@ -147,6 +147,11 @@ export class P2PNetwork extends EventEmitter {
     if (!this.stopper.signal.aborted) this.txs.add(txs, except && toHex(except));
   }
 
+  /** Queues encoded transactions for the connected peers `to` picks by address; sent in batches. */
+  sendTransactions(txs: Uint8Array[], to: (peer: Uint8Array) => boolean): void {
+    if (!this.stopper.signal.aborted) this.txs.add(txs, undefined, to);
+  }
+
   /** Lowers a peer's score for bad content; at the threshold it is disconnected and banned. */
   penalize(address: Uint8Array, reason: string, weight: number = PENALTY.default): void {
     const key = toHex(address);
@@ -255,17 +260,24 @@ export class P2PNetwork extends EventEmitter {
   }
 
   private flushTxs(queue: QueuedTx[]): void {
-    const excepted = new Set(queue.map((q) => q.except));
-    let common: Array<Uint8Array | undefined> | undefined;
-    const encode = (txs: Uint8Array[]) => {
-      const { batches, skipped } = encodeTxBatches(txs);
-      if (skipped > 0) this.drop('tx-bad-size', skipped);
-      return batches.map((b) => this.frame('tx', b));
-    };
+    // peers that get the same transactions share one encoding of their batches
+    const encoded = new Map<string, Array<Uint8Array | undefined>>();
     for (const peer of this.peersByKey.values()) {
-      // most peers get the same batches: encode those once
-      const batches = excepted.has(peer.key) ? encode(queue.filter((q) => q.except !== peer.key).map((q) => q.bytes)) : (common ??= encode(queue.map((q) => q.bytes)));
-      for (const frame of batches) this.send(peer, 'tx', frame);
+      const picked: number[] = [];
+      for (let i = 0; i < queue.length; i++) {
+        const q = queue[i]!;
+        if (q.except !== peer.key && (!q.to || q.to(peer.address))) picked.push(i);
+      }
+      if (picked.length === 0) continue;
+      const key = picked.length === queue.length ? '*' : picked.join(',');
+      let frames = encoded.get(key);
+      if (!frames) {
+        const { batches, skipped } = encodeTxBatches(picked.map((i) => queue[i]!.bytes));
+        if (skipped > 0) this.drop('tx-bad-size', skipped);
+        frames = batches.map((b) => this.frame('tx', b));
+        encoded.set(key, frames);
+      }
+      for (const frame of frames) this.send(peer, 'tx', frame);
     }
   }
 

@@ -66,6 +66,8 @@ export interface QueuedTx {
   bytes: Uint8Array;
   /** hex address of the peer not to send it to (the one it came from) */
   except: string | undefined;
+  /** the peers (by address) to send it to; every peer when absent */
+  to?: (peer: Uint8Array) => boolean;
 }
 
 /**
@@ -83,13 +85,13 @@ export class TxBatcher {
     private readonly drop: (reason: string) => void,
   ) {}
 
-  add(txs: Uint8Array[], except: string | undefined): void {
+  add(txs: Uint8Array[], except: string | undefined, to?: (peer: Uint8Array) => boolean): void {
     for (const bytes of txs) {
       if (this.bytes + bytes.length > this.maxQueuedBytes) {
         this.drop('tx-queue-full');
         continue;
       }
-      this.queue.push({ bytes, except });
+      this.queue.push(to ? { bytes, except, to } : { bytes, except });
       this.bytes += bytes.length;
     }
     if (this.bytes >= TX_FLUSH_BYTES) this.flushNow();

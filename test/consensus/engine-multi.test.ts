@@ -65,3 +65,27 @@ t.test('with 2 of 4 stopped nothing commits and nothing forks; progress resumes 
   t.same(c.faults, []);
 });
 
+
+t.test('upcomingLeaders names who proposes the next rounds', async (t) => {
+  const c = new Cluster(4);
+  const named = new Map<number, string[]>();
+  const e = c.nodes[0]!.engine;
+  t.same(e.upcomingLeaders(2), [], 'none before start');
+  e.on('round', ({ round }: { round: number }) => named.set(round, e.upcomingLeaders(2).map(toHex)));
+  await c.start();
+  c.nodes[1]!.app.submit(transfer(0));
+  await waitFor(() => c.nodes.every((n) => n.app.committed.length >= 12), 30_000, '12 commits everywhere');
+  await c.stopAll();
+  let checked = 0;
+  for (const b of c.nodes[0]!.app.committed) {
+    const at = named.get(b.header.round);
+    if (!at) continue;
+    t.equal(at[0], toHex(b.header.proposer), `round ${b.header.round}: the first one named proposed it`);
+    t.equal(at.length, 2);
+    const next = named.get(b.header.round + 1);
+    if (next) t.equal(at[1], next[0], `round ${b.header.round}: the second one named leads the round after`);
+    checked++;
+  }
+  t.ok(checked >= 8, `${checked} rounds checked`);
+  t.same(e.upcomingLeaders(2), [], 'none after stop');
+});

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
 import { createLogger } from '../../node/logging.js';
-import { connectMempoolGossip } from '../../node/mempool/gossip.js';
+import { connectMempoolGossip, LEADER_FANOUT } from '../../node/mempool/gossip.js';
 import { P2PNetwork } from '../../node/network/index.js';
 import { addressBytesFromPublicKey } from '../../node/protocol/address.js';
 import { bytesEqual } from '../../node/protocol/bytes.js';
@@ -14,17 +14,19 @@ import { alice, CHAIN, pool, state, transfer } from './harness.js';
  */
 
 const log = createLogger({ level: 'silent' });
-const seeds = { v1: 11, v2: 12, f: 13 } as const;
+const seeds = { v1: 11, v2: 12, f: 13, v3: 14 } as const;
 const addr = (n: number) => addressBytesFromPublicKey(keyPairFromSeed(new Uint8Array(32).fill(n)).publicKey);
-const validators = [addr(seeds.v1), addr(seeds.v2)];
+const validators = [addr(seeds.v1), addr(seeds.v2), addr(seeds.v3)];
 const isValidator = (a: Uint8Array) => validators.some((v) => bytesEqual(v, a));
 
-async function node(t: { teardown(fn: () => unknown): void }, n: number, bootstrap: string[]) {
+/** `leaders`: what the node's consensus engine would name as the coming leaders (none: not started) */
+async function node(t: { teardown(fn: () => unknown): void }, n: number, bootstrap: string[], leaders: Uint8Array[] = []) {
   const network = await P2PNetwork.create({ chainId: CHAIN, seed: new Uint8Array(32).fill(n), host: '127.0.0.1', port: 0, bootstrap, log });
   t.teardown(() => network.stop());
   const mempool = pool(state([{ key: alice, balance: 10n ** 12n, nonce: 5n }]));
-  connectMempoolGossip({ chainId: CHAIN, mempool, gossip: network, isValidator, log });
-  return { network, mempool };
+  const asked: number[] = [];
+  connectMempoolGossip({ chainId: CHAIN, mempool, gossip: network, isValidator, upcomingLeaders: (k) => (asked.push(k), leaders), log });
+  return { network, mempool, asked };
 }
 
 async function until(cond: () => boolean, what: string): Promise<void> {
@@ -53,6 +55,29 @@ t.test('client transactions reach every mempool; validators forward only what a 
   const hf = transactionHash(CHAIN, fromF);
   await until(() => v1.mempool.has(hf) && v2.mempool.has(hf), 'F -> V1 -> V2');
   t.pass('a full node reaches validators it is not connected to, through one it is');
+});
+
+t.test('with leaders known, a client transaction goes to the coming leaders and to full nodes, not to every validator', async (t) => {
+  const v1 = await node(t, seeds.v1, [], [addr(seeds.v2)]);
+  const v2 = await node(t, seeds.v2, [v1.network.listenAddrs()[0]!]);
+  const v3 = await node(t, seeds.v3, [v1.network.listenAddrs()[0]!]);
+  const f = await node(t, seeds.f, [v1.network.listenAddrs()[0]!]);
+  await until(() => v1.network.peerCount() === 3, 'V1 connected to V2, V3 and F');
+
+  const fromClient = transfer(alice, 5n);
+  await v1.mempool.admit(fromClient);
+  const h = transactionHash(CHAIN, fromClient);
+  await until(() => v2.mempool.has(h) && f.mempool.has(h), 'V1 -> the leader V2 and the full node F');
+  t.same(v1.asked, [LEADER_FANOUT], 'asked for the coming leaders');
+  await new Promise((r) => setTimeout(r, 200));
+  t.notOk(v3.mempool.has(h), 'V3 leads none of the coming rounds: the proposal will bring it');
+
+  const viaFull = transfer(alice, 6n, 2n);
+  await f.mempool.admit(viaFull);
+  const hf = transactionHash(CHAIN, viaFull);
+  await until(() => v2.mempool.has(hf), 'F -> V1 -> the leader V2');
+  await new Promise((r) => setTimeout(r, 200));
+  t.notOk(v3.mempool.has(hf), 'a full node\'s transaction is forwarded to the leaders only');
 });
 
 t.test('a bad signature costs the sender; a stale nonce does not', async (t) => {

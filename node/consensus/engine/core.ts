@@ -52,6 +52,8 @@ export interface ConsensusMetrics {
   qcsFormed: number;
   tcsFormed: number;
   timeouts: number;
+  /** the timeout a round entered now would get before any failure (pacemaker.ts) */
+  roundTimeoutMs: number;
   pairingChecks: number;
   epochChanges: number;
   /** catch-up requests by height (seq) */
@@ -142,7 +144,7 @@ export class EngineCore {
       epochChanges: 0,
       rangeRequests: 0,
       round: 0, highQcRound: 0, lockedRound: 0, lastVotedRound: 0, committedHeight: o.committedHead.header.height, committedBlocks: 0,
-      proposals: 0, votesSent: 0, votesReceived: 0, qcsFormed: 0, tcsFormed: 0, timeouts: 0, pairingChecks: 0, lastCommitLatencyMs: undefined, dropped: {}, halted: false,
+      proposals: 0, votesSent: 0, votesReceived: 0, qcsFormed: 0, tcsFormed: 0, timeouts: 0, roundTimeoutMs: rounds.baseTimeoutMs, pairingChecks: 0, lastCommitLatencyMs: undefined, dropped: {}, halted: false,
     };
   }
 
