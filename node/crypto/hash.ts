@@ -5,21 +5,29 @@ import { blake3 as nobleBlake3 } from '@noble/hashes/blake3.js';
 type Blake3 = (data: Uint8Array) => Uint8Array;
 
 /**
- * The native BLAKE3 (`@napi-rs/blake-hash`, prebuilt) is 1.5 to 4 times faster than the JavaScript
- * one for the 100 to 1,000 bytes of a transaction or a header. Its prebuilt binaries do not cover
- * every platform Node runs on, so where it does not load the JavaScript one serves: the two give
- * the same bytes (test/crypto/hash.test.ts).
+ * The native BLAKE3 of `@napi-rs/blake-hash` is 1.5 to 4 times faster than the JavaScript one for
+ * the 100 to 1,000 bytes of a transaction or a header. Its prebuilt binaries are optional
+ * dependencies for Linux x64 only (glibc and musl): the registry the lockfile is made from carries
+ * no other platform's, and `npm ci` needs every optional package of a dependency in the lockfile.
+ * Elsewhere the JavaScript one serves; the two give the same bytes (test/crypto/hash.test.ts).
  */
+const NATIVE_PACKAGES = ['@napi-rs/blake-hash-linux-x64-gnu', '@napi-rs/blake-hash-linux-x64-musl'];
+
 function loadNative(): Blake3 | undefined {
-  try {
-    const { blake3: native } = createRequire(import.meta.url)('@napi-rs/blake-hash') as { blake3: (d: Uint8Array) => Buffer };
-    return (data) => {
-      const out = native(data);
-      return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
-    };
-  } catch {
-    return undefined;
+  if (process.platform !== 'linux' || process.arch !== 'x64') return undefined;
+  const require = createRequire(import.meta.url);
+  for (const name of NATIVE_PACKAGES) {
+    try {
+      const { blake3: native } = require(name) as { blake3: (d: Uint8Array) => Buffer };
+      return (data) => {
+        const out = native(data);
+        return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+      };
+    } catch {
+      // not installed (the other libc), or it does not load here
+    }
   }
+  return undefined;
 }
 
 const native = loadNative();
