@@ -4,7 +4,8 @@ import { pino } from 'pino';
 import { createLogger } from '../../../../node/logging.js';
 import { openDatabase } from '../../../../node/state/db.js';
 import { WebhookOutbox, verifyWebhookSignature, type DeliveryRecord, type WebhookOutboxOptions } from '../../../../plugins/common/webhooks/index.js';
-import { freePort, receiver, until, type Answer } from './receiver.js';
+import { freePortRange } from '../../../../node/devnet/ports.js';
+import { receiver, until, type Answer } from './receiver.js';
 
 const silent = createLogger({ level: 'silent' });
 const secret = 'whsec_delivery-test';
@@ -114,7 +115,7 @@ t.test('a redirect is a failure and is not followed; a refused connection is a f
   await until(() => settled.length === 1, 5000, 'settled');
   t.match(settled[0], { status: 'failed', statusCode: 302, error: /redirect/ });
   t.equal(server.received.length, 1, 'not followed');
-  await outbox.enqueue({ ...endpoint, url: `http://127.0.0.1:${await freePort()}/hook` }, event(2));
+  await outbox.enqueue({ ...endpoint, url: `http://127.0.0.1:${await freePortRange(1)}/hook` }, event(2));
   await until(() => settled.length === 2, 5000, 'settled');
   t.match(settled[1], { status: 'failed', statusCode: null, error: /ECONNREFUSED/ });
 });

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { createLogger } from '../../../../node/logging.js';
 import { openDatabase, type Database } from '../../../../node/state/db.js';
 import { WebhookOutbox, verifyWebhookSignature, type DeliveryRecord } from '../../../../plugins/common/webhooks/index.js';
-import { freePort, receiver, until } from './receiver.js';
+import { freePortRange } from '../../../../node/devnet/ports.js';
+import { receiver, until } from './receiver.js';
 
 const log = createLogger({ level: 'silent' });
 const secret = 'whsec_durable';
@@ -20,7 +21,7 @@ t.test('on disk: enqueued while the receiver is down, stopped, reopened, deliver
     for (const db of open) await db.close().catch(() => {});
     await rm(dir, { recursive: true, force: true });
   });
-  const port = await freePort();
+  const port = await freePortRange(1);
   const endpoint = { id: 'ep_kyc', url: `http://127.0.0.1:${port}/hook`, secret };
 
   const db1 = await openDatabase(dir);

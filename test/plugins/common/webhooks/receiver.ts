@@ -1,7 +1,6 @@
 import type { Test } from 'tap';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { freePortRange } from '../../../../node/devnet/ports.js';
 
 /** A real HTTP server that records what the outbox sends, for the webhook tests. */
 
@@ -82,11 +81,6 @@ export async function receiver(t: Test, answer: Answer = () => 200, opts: { port
   if (opts.listen !== false) await self.listen();
   t.teardown(() => self.close());
   return self;
-}
-
-/** A port that nothing listens on, outside the range outgoing connections take theirs from. */
-export async function freePort(): Promise<number> {
-  return freePortRange(1);
 }
 
 /** Polls `check` until it is true, or fails after `ms`. */
