@@ -5,6 +5,7 @@ import { transactionHash } from './protocol/transaction.js';
 import type { Mempool } from './mempool/index.js';
 import type { NetworkStats } from './network/index.js';
 import type { VerifyPoolStats } from './rpc/verification/pool.js';
+import type { SignatureCheckerStats } from './crypto/signature-checker.js';
 import type { ChainStore } from './state/chain-store.js';
 
 export interface NodeMetrics {
@@ -40,6 +41,7 @@ export function createMetrics(deps: {
   store: ChainStore;
   network?: { peerCount(): number; stats(): NetworkStats };
   verifier?: { stats(): VerifyPoolStats };
+  signatures?: { stats(): SignatureCheckerStats };
 }): NodeMetrics {
   const registry = new Registry();
   const gauge = (name: string, help: string, read: () => number) =>
@@ -54,6 +56,8 @@ export function createMetrics(deps: {
   gauge('ledger_peers', 'connected peers', () => deps.network?.peerCount() ?? 0);
   gauge('ledger_mempool_transactions', 'transactions in the mempool', () => deps.mempool.size);
   gauge('ledger_mempool_bytes', 'bytes of transactions in the mempool', () => deps.mempool.bytes);
+  gauge('ledger_signature_checks_pending', 'transaction signatures waiting for or inside a worker thread (mempool.verifyThreads)', () => deps.signatures?.stats().pending ?? 0);
+  counter('ledger_signature_checks_total', 'transaction signatures this node checked (admission and blocks; each once)', () => deps.signatures?.stats().checked ?? 0);
   gauge('ledger_rpc_verify_pending', 'expensive verifications (BBS proofs) waiting or running in the worker pool', () => deps.verifier?.stats().pending ?? 0);
   gauge('ledger_rpc_verify_queued_cost', 'work units of verification waiting or running in the worker pool (bounded by rpc.verifyMaxQueuedCost)', () => deps.verifier?.stats().queuedCost ?? 0);
   gauge('ledger_consensus_validators', 'validators in the current set', () => deps.engine.validators.size);

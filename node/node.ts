@@ -29,6 +29,7 @@ import { RESOLVER_PATH, resolverRoute } from './rpc/resolver.js';
 import { REVOCATION_LIST_PATH, revocationListCredential } from './rpc/revocation-lists.js';
 import { createRpcServer } from './rpc/server.js';
 import { createVerifyPool } from './rpc/verification/pool.js';
+import { createSignatureChecker } from './crypto/signature-checker.js';
 import { ChainStore } from './state/chain-store.js';
 import { SCHEDULED_KINDS, tasksAt } from './execution/scheduled.js';
 import { ATTESTATION_WINDOW } from './protocol/params.js';
@@ -87,7 +88,10 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     const head = store.head()!;
     log.info({ chain_id: genesis.chainId, seq: head.seq, height: head.height }, 'opened the chain');
 
-    const mempool = new Mempool({ chainId: genesis.chainId, network: genesis.network, state: store.stateReader(), ...config.mempool });
+    const { verifyThreads, ...mempoolLimits } = config.mempool;
+    const signatures = createSignatureChecker({ threads: verifyThreads });
+    closers.push(() => signatures.close());
+    const mempool = new Mempool({ chainId: genesis.chainId, network: genesis.network, state: store.stateReader(), signatures, ...mempoolLimits });
     const crashPlan = crashPlanFromEnv(process.env);
     if (crashPlan) log.warn({ crash_plan: crashPlan }, 'fault injection is on (LEDGER_TEST_CRASH_AT): this process will kill itself');
     const consensusStore = new LevelConsensusStore(db.consensus);
@@ -134,7 +138,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
 
     const verifier = createVerifyPool({ threads: config.rpc.verifyThreads, maxQueuedCost: config.rpc.verifyMaxQueuedCost });
     closers.push(() => verifier.close());
-    const metrics = createMetrics({ engine, mempool, store, network, verifier });
+    const metrics = createMetrics({ engine, mempool, store, network, verifier, signatures });
     observeConsensus(metrics, { chainId: genesis.chainId, engine, mempool });
     const blockLog = new BlockLogLimiter();
     const blockLogTimer = setInterval(() => {

@@ -7,7 +7,7 @@ import { LedgerError } from '../errors.js';
 import { blockHash, transactionsRoot, type Block, type BlockHeader, type QuorumCertificate } from '../protocol/block.js';
 import { bytesEqual, toHex } from '../protocol/bytes.js';
 import type { Receipt } from '../protocol/receipt.js';
-import { transactionHash, verifyTransactionSignature, type Transaction } from '../protocol/transaction.js';
+import { transactionHash, type Transaction } from '../protocol/transaction.js';
 import type { StateChange, StateReader } from '../execution/overlay.js';
 import { lastHeightOf, readValidatorSet } from '../execution/validator-set.js';
 import type { TreeNodeReader } from '../state/tree/index.js';
@@ -17,8 +17,8 @@ import { PendingBlocks } from './pending.js';
 /** What the chain needs from the mempool. */
 export interface BlockSource {
   select(maxCount: number): Transaction[];
-  isVerified(hash: string): boolean;
-  markVerified(hash: string): void;
+  /** whether each signature verifies; checks only those not verified before, in one batch */
+  verifySignatures(txs: readonly Transaction[]): Promise<boolean[]>;
   /** whether select() would return anything now */
   hasReady(): boolean;
   /** every pending transaction, ready or not */
@@ -152,12 +152,8 @@ export class ChainApp extends EventEmitter {
     if (h.timestampMs <= parent.header.timestampMs) throw reject('BAD_TIMESTAMP', `timestamp ${h.timestampMs} is not after the parent's ${parent.header.timestampMs}`);
     if (block.transactions.length > this.o.maxBlockTransactions) throw reject('BLOCK_TOO_LARGE', `${block.transactions.length} transactions, at most ${this.o.maxBlockTransactions}`);
     if (!bytesEqual(h.transactionsRoot, transactionsRoot(this.o.chainId, block.transactions))) throw reject('BAD_TX_ROOT', 'transactions_root mismatch');
-    for (const tx of block.transactions) {
-      const hash = transactionHash(this.o.chainId, tx);
-      if (this.o.mempool.isVerified(hash)) continue;
-      if (!verifyTransactionSignature(this.o.chainId, tx)) throw reject('BAD_SIGNATURE', `transaction ${hash} has a bad signature`);
-      this.o.mempool.markVerified(hash);
-    }
+    const bad = (await this.o.mempool.verifySignatures(block.transactions)).indexOf(false);
+    if (bad >= 0) throw reject('BAD_SIGNATURE', `transaction ${transactionHash(this.o.chainId, block.transactions[bad]!)} has a bad signature`);
     const ahead = h.timestampMs - this.now();
     if (ahead > this.drift) {
       throw new LedgerError('TIMESTAMP_AHEAD', `timestamp is ${ahead} ms ahead of this node's clock (at most ${this.drift} ms)`, 'limit', { ahead_ms: ahead, max_ms: this.drift });

@@ -44,7 +44,8 @@ export interface NodeConfig {
   };
   p2p: { host: string; port: number; bootstrap: string[] };
   log: { level: LogLevel };
-  mempool: { maxTransactions: number; maxBytes: number; maxPerSender: number };
+  /** verifyThreads: worker threads that check transaction signatures (0 = on the event loop) */
+  mempool: { maxTransactions: number; maxBytes: number; maxPerSender: number; verifyThreads: number };
   consensus: { idleBlockIntervalMs: number; minBlockIntervalMs: number; fullBlockTransactions: number; roundTimeoutMs: number; maxBlockTransactions: number };
   /** `auto`: this validator attests credential requests its VRF selects it for (node/attestation/) */
   attestation: { auto: boolean };
@@ -75,7 +76,7 @@ export function defaultConfig(): NodeConfig {
     },
     p2p: { host: '0.0.0.0', port: 30333, bootstrap: [] },
     log: { level: 'info' },
-    mempool: { maxTransactions: 50_000, maxBytes: 64 * MiB, maxPerSender: 1000 },
+    mempool: { maxTransactions: 50_000, maxBytes: 64 * MiB, maxPerSender: 1000, verifyThreads: 0 },
     consensus: { idleBlockIntervalMs: 1000, minBlockIntervalMs: 25, fullBlockTransactions: 1000, roundTimeoutMs: 2000, maxBlockTransactions: 5000 },
     attestation: { auto: true },
     plugins: { explorer: plugin('explorer'), relay: plugin('relay'), kyc: plugin('kyc'), wallet: plugin('wallet') },
@@ -141,6 +142,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   'mempool.maxTransactions': POSITIVE,
   'mempool.maxBytes': POSITIVE,
   'mempool.maxPerSender': POSITIVE,
+  'mempool.verifyThreads': intRule(0, 64, 'an integer number of worker threads from 0 (check on the event loop) to 64'),
   'consensus.idleBlockIntervalMs': intRule(10, 3_600_000, 'an integer number of milliseconds from 10 to 3600000'),
   'consensus.minBlockIntervalMs': intRule(0, 10_000, 'an integer number of milliseconds from 0 to 10000'),
   'consensus.fullBlockTransactions': intRule(1, 100_000, 'an integer from 1 to 100000'),

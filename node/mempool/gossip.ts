@@ -1,7 +1,7 @@
 import { isLedgerError } from '../errors.js';
 import { bytesEqual } from '../protocol/bytes.js';
 import type { Logger } from '../logging.js';
-import { decodeTransaction, encodeTransaction, transactionHash } from '../protocol/transaction.js';
+import { decodeTransaction, encodeTransaction, transactionHash, type Transaction } from '../protocol/transaction.js';
 import type { Mempool } from './mempool.js';
 
 /** The part of the peer-to-peer network that carries transactions. Addresses are 20 bytes. */
@@ -58,22 +58,28 @@ export function connectMempoolGossip(o: {
     o.gossip.sendTransactions(bytes, (peer) => !(origin && bytesEqual(peer, origin)) && (!o.isValidator(peer) || leaders.some((l) => bytesEqual(l, peer))));
   });
   o.gossip.onTransactions(async (batch, from) => {
+    const txs: Transaction[] = [];
     for (const bytes of batch) {
-      let hash: string;
-      let admission: Promise<unknown>;
       try {
         const tx = decodeTransaction(bytes);
-        hash = transactionHash(o.chainId, tx);
-        if (o.mempool.has(hash)) continue;
-        fromPeer.set(hash, from);
-        admission = o.mempool.admit(tx);
+        if (!o.mempool.has(transactionHash(o.chainId, tx))) txs.push(tx);
       } catch (err) {
         o.gossip.penalize(from, 'undecodable-transaction');
         o.log.debug({ err }, 'dropped an undecodable gossiped transaction');
+      }
+    }
+    // the whole batch's signatures in one go (worker threads when configured), then admission in order
+    const signed = await o.mempool.verifySignatures(txs);
+    for (const [i, tx] of txs.entries()) {
+      if (!signed[i]) {
+        o.gossip.penalize(from, 'rejected-transaction:BAD_SIGNATURE');
         continue;
       }
+      const hash = transactionHash(o.chainId, tx);
+      if (o.mempool.has(hash)) continue;
+      fromPeer.set(hash, from);
       try {
-        await admission;
+        await o.mempool.admit(tx);
       } catch (err) {
         if (isLedgerError(err) && PENALIZED.has(err.code)) o.gossip.penalize(from, `rejected-transaction:${err.code}`);
       } finally {

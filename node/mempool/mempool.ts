@@ -1,5 +1,5 @@
 import { ecvrfVerifyCached } from '../crypto/ecvrf.js';
-import { verify } from '../crypto/ed25519.js';
+import { createSignatureChecker, type SignatureChecker } from '../crypto/signature-checker.js';
 import { invalid, isLedgerError, LedgerError } from '../errors.js';
 import { readCredential } from '../execution/credential-state.js';
 import type { StateReader } from '../execution/overlay.js';
@@ -48,6 +48,8 @@ export interface MempoolOptions {
   maxNonceGap?: number;
   /** how many verified transaction hashes to remember */
   verifiedCacheSize?: number;
+  /** where signatures are checked; default inline, on the calling thread */
+  signatures?: SignatureChecker;
   /** the clock that stamps admissions (metrics only; never used for ordering); default Date.now */
   now?: () => number;
   /** receives an exception thrown by an onAdmitted listener; the admission itself stands */
@@ -91,7 +93,8 @@ const BAD_SIGNATURE_MESSAGE =
   'signature does not verify for this chain; a transaction signed for another network (another chain id) also fails here';
 
 export class Mempool {
-  private readonly o: Required<Omit<MempoolOptions, 'onListenerError'>> & Pick<MempoolOptions, 'onListenerError'>;
+  private readonly o: Required<Omit<MempoolOptions, 'onListenerError' | 'signatures'>> & Pick<MempoolOptions, 'onListenerError'>;
+  private readonly signatures: SignatureChecker;
   private readonly index: PendingIndex;
   private readonly verified: VerifiedCache;
   private readonly listeners = new Set<AdmittedListener>();
@@ -106,6 +109,7 @@ export class Mempool {
     this.state = options.state;
     this.index = new PendingIndex({ maxTransactions: this.o.maxTransactions, maxBytes: this.o.maxBytes });
     this.verified = new VerifiedCache(this.o.verifiedCacheSize);
+    this.signatures = options.signatures ?? createSignatureChecker({ threads: 0 });
   }
 
   get size(): number {
@@ -130,9 +134,27 @@ export class Mempool {
     return this.index.has(hash) || this.verified.has(hash);
   }
 
-  /** A signature checked elsewhere (block validation): a gossiped copy arriving later skips the check. */
+  /** A signature checked elsewhere: a copy arriving later skips the check. */
   markVerified(hash: string): void {
     this.verified.add(hash);
+  }
+
+  /**
+   * Whether each transaction's signature verifies, checking in one batch those not verified here
+   * before (a gossiped batch, a block's transactions) and remembering the good ones.
+   */
+  async verifySignatures(txs: readonly Transaction[]): Promise<boolean[]> {
+    const hashes = txs.map((tx) => transactionHash(this.o.chainId, tx));
+    const unseen = txs.flatMap((tx, i) => (this.isVerified(hashes[i]!) ? [] : [i]));
+    const verdicts = await this.signatures.verifyMany(
+      unseen.map((i) => ({ publicKey: txs[i]!.senderPubkey, message: signingBytes(this.o.chainId, txs[i]!), signature: txs[i]!.signature })),
+    );
+    const ok = txs.map(() => true);
+    unseen.forEach((i, k) => {
+      ok[i] = verdicts[k]!;
+      if (ok[i]) this.verified.add(hashes[i]!);
+    });
+    return ok;
   }
 
   /**
@@ -227,10 +249,7 @@ export class Mempool {
     }
     const hash = transactionHash(this.o.chainId, tx);
     if (this.index.has(hash)) throw conflict('ALREADY_KNOWN', `transaction ${hash} is already pending`, { hash });
-    if (!this.verified.has(hash)) {
-      if (!verify(tx.senderPubkey, signingBytes(this.o.chainId, tx), tx.signature)) throw invalid('BAD_SIGNATURE', BAD_SIGNATURE_MESSAGE, { hash, chainId: this.o.chainId });
-      this.verified.add(hash);
-    }
+    if (!(await this.verifySignatures([tx]))[0]) throw invalid('BAD_SIGNATURE', BAD_SIGNATURE_MESSAGE, { hash, chainId: this.o.chainId });
     if (tx.payload.kind === 'CredentialAttest') await this.checkVrfProof(tx.senderPubkey, tx.payload);
     const sender = addressBytesFromPublicKey(tx.senderPubkey);
     for (;;) {

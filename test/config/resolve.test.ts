@@ -38,7 +38,7 @@ t.test('defaults match the architecture table', async (t) => {
   t.equal(c.p2p.port, 30333);
   t.same([c.plugins.explorer.port, c.plugins.relay.port, c.plugins.kyc.port, c.plugins.wallet.port], [8081, 8082, 8083, 8084]);
   t.equal(c.log.level, 'info');
-  t.same(c.mempool, { maxTransactions: 50_000, maxBytes: 64 * 1024 * 1024, maxPerSender: 1000 });
+  t.same(c.mempool, { maxTransactions: 50_000, maxBytes: 64 * 1024 * 1024, maxPerSender: 1000, verifyThreads: 0 });
   t.same(c.consensus, { idleBlockIntervalMs: 1000, minBlockIntervalMs: 25, fullBlockTransactions: 1000, roundTimeoutMs: 2000, maxBlockTransactions: 5000 });
   t.equal(c.rpcAllowSubjectEnumeration, false);
 });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { createSignatureChecker } from '../../node/crypto/signature-checker.js';
 import { VerifiedCache } from '../../node/mempool/verified-cache.js';
 import { transactionHash } from '../../node/protocol/transaction.js';
 import { alice, CHAIN, pool, state, transfer } from './harness.js';
@@ -37,4 +38,16 @@ t.test('a signature checked by block validation is remembered for the gossiped c
   mp.markVerified(hash);
   t.ok(mp.isVerified(hash));
   t.equal((await mp.admit(tx)).hash, hash, 'and admission still accepts it');
+});
+
+t.test('verifySignatures checks, in one batch, only what was not verified before, and remembers the good ones', async (t) => {
+  const signatures = createSignatureChecker({ threads: 0 });
+  const mp = pool(state([{ key: alice, balance: 1_000_000n, nonce: 0n }]), { signatures });
+  const [seen, fresh] = [transfer(alice, 0n), transfer(alice, 1n)];
+  mp.markVerified(transactionHash(CHAIN, seen));
+  const forged = { ...transfer(alice, 2n), signature: fresh.signature };
+  t.same(await mp.verifySignatures([seen, fresh, forged]), [true, true, false]);
+  t.equal(signatures.stats().checked, 2, 'the one verified before is not checked again');
+  t.ok(mp.isVerified(transactionHash(CHAIN, fresh)));
+  t.notOk(mp.isVerified(transactionHash(CHAIN, forged)), 'a bad signature is not remembered');
 });
