@@ -13,7 +13,8 @@
  *    a busy answer (-32010: mempool full, node overloaded) sends the same transaction again after
  *    the retryAfterMs it names, until half the drain time after the schedule ends; so offered
  *    (scheduled), accepted (admitted), busy refusals (attempts) and committed are counted apart;
- * 4. follows committed blocks on the first node by seq and matches their transaction hashes:
+ * 4. follows committed blocks on the first node by seq, in a process of its own
+ *    (bench/finality-watch.ts), and matches their transaction hashes:
  *    latency = block first seen committed there - the moment the transaction was first handed to fetch
  *    (also reported from the moment the schedule meant to send it, which adds this process's lag);
  *    the commit gap is the time between two polls (10 ms apart) that saw the head move;
@@ -23,7 +24,8 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { busyRetryAfterMs, RpcClient, type RpcError } from '../node/client/index.js';
 import { readKeyFile } from '../node/config/keyfile.js';
-import { CommitWatcher, fundSenders, presignTransfersAsync, retryRead } from './lib/accounts.js';
+import { fundSenders, presignTransfersAsync, retryRead } from './lib/accounts.js';
+import { WatcherProcess } from './lib/commit-watch.js';
 import { waitForSeqEverywhere } from './lib/devnet.js';
 import { latencySummary } from './lib/stats.js';
 
@@ -66,7 +68,7 @@ async function main(): Promise<void> {
   const fromSchedule: number[] = [];
   let firstCommitAt = 0;
   let lastCommitAt = 0;
-  const watcher = new CommitWatcher(first, (hash, at) => {
+  const watcher = new WatcherProcess(first.url, (hash, at) => {
     const t0 = submittedAt.get(hash);
     if (t0 === undefined) return;
     submittedAt.delete(hash);
