@@ -26,6 +26,7 @@ import { busyRetryAfterMs, RpcClient, type RpcError } from '../node/client/index
 import { readKeyFile } from '../node/config/keyfile.js';
 import { fundSenders, presignTransfersAsync, retryRead } from './lib/accounts.js';
 import { WatcherProcess } from './lib/commit-watch.js';
+import { keepAliveFetch } from './lib/http-fetch.js';
 import { waitForSeqEverywhere } from './lib/devnet.js';
 import { latencySummary } from './lib/stats.js';
 
@@ -49,7 +50,9 @@ const urls = values.rpc.split(',');
 const rate = Number(values.rate);
 const durationMs = Number(values.duration) * 1000;
 const maxInFlight = Number(values['max-in-flight']);
-const clients = urls.map((u) => new RpcClient(u, { timeoutMs: 60_000 }));
+// 64 sockets a node: past that, requests wait here, and their latency counts from the first attempt
+const fetchOverHttp = keepAliveFetch(64);
+const clients = urls.map((u) => new RpcClient(u, { timeoutMs: 60_000, fetch: fetchOverHttp }));
 const say = (o: object) => process.stdout.write(JSON.stringify(o) + '\n');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -100,6 +103,7 @@ async function main(): Promise<void> {
   const errors: Record<string, number> = {};
   const busyReasons: Record<string, number> = {};
   const started = performance.now();
+  const cpuAtStart = process.cpuUsage();
   const retryUntil = started + durationMs + (Number(values.drain) * 1000) / 2;
   const attempt = (w: (typeof work)[number], first: boolean): void => {
     inFlight++;
@@ -155,6 +159,7 @@ async function main(): Promise<void> {
     await sleep(2);
   }
   const sendEndedAt = performance.now();
+  const cpuWhileSending = process.cpuUsage(cpuAtStart);
   const drainUntil = sendEndedAt + Number(values.drain) * 1000;
   while ((submittedAt.size > 0 || inFlight > 0 || retrying > 0) && performance.now() < drainUntil) await sleep(20);
   await watcher.stop();
@@ -177,6 +182,8 @@ async function main(): Promise<void> {
     dispatched,
     dispatch_tps: Math.round((dispatched / (sendEndedAt - started)) * 1000),
     schedule_lag_ms: { p50: Math.round(lagSorted[Math.floor(lagSorted.length / 2)] ?? 0), max: Math.round(lagSorted.at(-1) ?? 0) },
+    /** this process's CPU while it sent: on a machine shared with the nodes, taken from them */
+    load_generator_cores: Math.round(((cpuWhileSending.user + cpuWhileSending.system) / 1000 / (sendEndedAt - started)) * 100) / 100,
     skipped_over_in_flight_cap: skipped,
     accepted,
     accepted_tps: Math.round((accepted / ((lastAnswerAt || sendEndedAt) - started)) * 1000),
