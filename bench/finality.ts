@@ -39,6 +39,8 @@ const { values } = parseArgs({
     /** seconds per run: 30, or 20 per step of a sweep */
     duration: { type: 'string' },
     senders: { type: 'string', default: '200' },
+    /** seconds of load at the first rate before the measured runs, not reported */
+    warmup: { type: 'string', default: '10' },
     peak: { type: 'boolean', default: false },
     /** the rates to step through (alone: the default list); stops past the knee, see SWEEP_STOP */
     sweep: { type: 'string' },
@@ -66,6 +68,8 @@ if (values.help) {
                  one run per rate, stopping after the first with p99 > ${SWEEP_STOP.p99_ms / 1000} s or less than
                  ${SWEEP_STOP.committed_share * 100} % of it committed; a table, and a plot next to the JSON (.svg)
 
+  --warmup <s>   seconds of load at the first rate before anything is measured (default 10; 0 = none):
+                 a node just started runs unoptimized code, and its first seconds of load measure V8
   --out <file>   result JSON (default: bench/results/finality-<N>v-<rate|peak|sweep>.json)
   --keep-dir     keep the devnet dir (node logs) instead of deleting it
   --profile <dir>  run every validator with --cpu-prof into <dir>; prints the top costs per committed
@@ -75,6 +79,11 @@ if (values.help) {
 const root = fileURLToPath(new URL('../..', import.meta.url)); // dist/bench -> package root
 const n = Number(values.validators);
 const down = Number(values.down);
+const warmup = Number(values.warmup);
+if (!Number.isInteger(warmup) || warmup < 0) {
+  console.error('--warmup must be a whole number of seconds');
+  process.exit(2);
+}
 if (!Number.isInteger(down) || down < 0 || down >= n) {
   console.error(`--down must be a whole number below --validators (${n})`);
   process.exit(2);
@@ -181,6 +190,11 @@ async function main(): Promise<void> {
       console.error(`kill -9 node ${i} (pid ${net.pids[i]})`);
       process.kill(net.pids[i]!, 'SIGKILL');
     }
+    if (warmup > 0) {
+      const rate = sweepRates?.[0] ?? (values.peak ? Number(values['peak-rates']!.split(',')[0]) : Number(values.rate));
+      console.error(`warm-up: ${rate} tx/s for ${warmup} s, not measured`);
+      await runLoad(net, { root, live, rate, durationS: warmup, senders: Number(values.senders) });
+    }
     const step = async (rate: number) => {
       console.error(`load: ${rate} tx/s for ${duration} s over ${n} nodes`);
       const r = await runLoad(net!, { root, live, rate, durationS: duration, senders: Number(values.senders) });
@@ -229,9 +243,11 @@ async function main(): Promise<void> {
     validators: n,
     down,
     duration_s: duration,
+    warmup_s: warmup,
     senders: Number(values.senders),
     method:
-      'client latency: from first handing the transaction to fetch (busy answers are retried after their retryAfterMs, and the wait counts) to the block holding it first seen at the canonical head of node 0 (polled every 10 ms); ' +
+      `after ${warmup} s of load that is not measured; ` +
+      'client latency: from first handing the transaction to the HTTP client (busy answers are retried after their retryAfterMs, and the wait counts) to the block holding it first seen at the canonical head of node 0 (polled every 10 ms by a process of its own); ' +
       'breakdown: Prometheus histogram bucket deltas over the load, summed over every node; ' +
       "validators' CPU: user + system time of the live validators' processes (/proc) over the load window, also in Ed25519 verifications: " +
       "node:crypto verify timed in this process's CPU time (median of batches) right before and right after the load, their mean",
