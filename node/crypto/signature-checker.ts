@@ -4,11 +4,11 @@ import { verify } from './ed25519.js';
 import { isWellFormed, packSignatures, type SignatureItem } from './signature-batch.js';
 
 /**
- * Ed25519 checks of transaction signatures, off the event loop that consensus shares (docs/mempool.md,
- * "Signature checks"). Checks asked for in the same turn of the event loop (concurrent RPC
- * submissions, a gossiped batch, a block's unseen transactions) go to the workers together, as one
- * transferred buffer per thread, so the hand-over costs a few microseconds per signature rather
- * than a message each. With 0 threads they run inline, as before.
+ * Ed25519 checks of transaction signatures (docs/mempool.md, "Signature checks"). With 0 threads
+ * they run on the calling thread. With N threads, the checks asked for in one turn of the event
+ * loop (concurrent RPC submissions, a gossiped batch, a block's unseen transactions) go to the
+ * workers together, one transferred buffer per thread rather than a message per signature, and the
+ * event loop, which consensus shares, goes on meanwhile.
  */
 
 export type { SignatureItem };
