@@ -5,7 +5,7 @@ import { decodeMessage, encodeMessage, MAX_SYNC_RESPONSE_BYTES } from '../consen
 import type { ConsensusMessage, ConsensusTransport } from '../consensus/types.js';
 import { LedgerError } from '../errors.js';
 import type { Logger } from '../logging.js';
-import { toHex } from '../protocol/bytes.js';
+import { bytesEqual, toHex } from '../protocol/bytes.js';
 import { DIAL_TIMEOUT_MS, keepDialing } from './dialer.js';
 import { encodeFrame } from './framing.js';
 import { createHost } from './host.js';
@@ -144,12 +144,12 @@ export class P2PNetwork extends EventEmitter {
 
   /** Queues encoded transactions for every connected peer but `except`; sent in batches. */
   gossipTransactions(txs: Uint8Array[], except?: Uint8Array): void {
-    if (!this.stopper.signal.aborted) this.txs.add(txs, except && toHex(except));
+    if (!this.stopper.signal.aborted) this.txs.add(txs, except && ((peer) => !bytesEqual(peer, except)));
   }
 
   /** Queues encoded transactions for the connected peers `to` picks by address; sent in batches. */
   sendTransactions(txs: Uint8Array[], to: (peer: Uint8Array) => boolean): void {
-    if (!this.stopper.signal.aborted) this.txs.add(txs, undefined, to);
+    if (!this.stopper.signal.aborted) this.txs.add(txs, to);
   }
 
   /** Lowers a peer's score for bad content; at the threshold it is disconnected and banned. */
@@ -266,7 +266,7 @@ export class P2PNetwork extends EventEmitter {
       const picked: number[] = [];
       for (let i = 0; i < queue.length; i++) {
         const q = queue[i]!;
-        if (q.except !== peer.key && (!q.to || q.to(peer.address))) picked.push(i);
+        if (!q.to || q.to(peer.address)) picked.push(i);
       }
       if (picked.length === 0) continue;
       const key = picked.length === queue.length ? '*' : picked.join(',');

@@ -64,8 +64,6 @@ export const TX_FLUSH_BYTES = 256 * 1024;
 
 export interface QueuedTx {
   bytes: Uint8Array;
-  /** hex address of the peer not to send it to (the one it came from) */
-  except: string | undefined;
   /** the peers (by address) to send it to; every peer when absent */
   to?: (peer: Uint8Array) => boolean;
 }
@@ -85,13 +83,13 @@ export class TxBatcher {
     private readonly drop: (reason: string) => void,
   ) {}
 
-  add(txs: Uint8Array[], except: string | undefined, to?: (peer: Uint8Array) => boolean): void {
+  add(txs: Uint8Array[], to?: (peer: Uint8Array) => boolean): void {
     for (const bytes of txs) {
       if (this.bytes + bytes.length > this.maxQueuedBytes) {
         this.drop('tx-queue-full');
         continue;
       }
-      this.queue.push(to ? { bytes, except, to } : { bytes, except });
+      this.queue.push(to ? { bytes, to } : { bytes });
       this.bytes += bytes.length;
     }
     if (this.bytes >= TX_FLUSH_BYTES) this.flushNow();
