@@ -49,7 +49,7 @@ const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
  * CPU time (user + system) the given processes have used, from /proc (Linux); 0 elsewhere.
  * Unlike profile samples, it does not count time a process waited for a core.
  */
-async function cpuSeconds(pids: number[]): Promise<number> {
+export async function cpuSeconds(pids: number[]): Promise<number> {
   let ticks = 0;
   for (const pid of pids) {
     try {
