@@ -13,9 +13,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { RpcClient } from '../node/client/index.js';
 import { startDevnet, type BenchDevnet } from './lib/devnet.js';
-import { cpuSeconds } from './lib/finality-run.js';
+import { cpuSeconds, headSeq } from './lib/finality-run.js';
 import { machine } from './lib/stats.js';
 
 const { values } = parseArgs({
@@ -37,7 +36,6 @@ if (![n, duration, settle].every((v) => Number.isInteger(v) && v >= 0) || n < 1 
 const TARGET_PERCENT = 2;
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
-const headSeq = async (url: string) => (await new RpcClient(url).canonHead())?.seq ?? 0;
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'ledger-idle-'));

@@ -63,7 +63,8 @@ export async function cpuSeconds(pids: number[]): Promise<number> {
   return ticks / 100;
 }
 
-async function headSeq(url: string): Promise<number> {
+/** The committed head's seq on the node at `url`. */
+export async function headSeq(url: string): Promise<number> {
   return (await new RpcClient(url).canonHead())?.seq ?? 0;
 }
 

@@ -134,11 +134,6 @@ export class Mempool {
     return this.index.has(hash) || this.verified.has(hash);
   }
 
-  /** A signature checked elsewhere: a copy arriving later skips the check. */
-  markVerified(hash: string): void {
-    this.verified.add(hash);
-  }
-
   /**
    * Whether each transaction's signature verifies, checking in one batch those not verified here
    * before (a gossiped batch, a block's transactions) and remembering the good ones.
