@@ -73,7 +73,11 @@ if (values.help) {
   --out <file>   result JSON (default: bench/results/finality-<N>v-<rate|peak|sweep>.json)
   --keep-dir     keep the devnet dir (node logs) instead of deleting it
   --profile <dir>  run every validator with --cpu-prof into <dir>; prints the top costs per committed
-                 block over the load window of the (last) run, summed over the validators`);
+                 block over the load window of the (last) run, summed over the validators
+
+  "idle cores" is what the whole machine left idle over the load window. Near 0, the validators were
+  CPU-bound: they spend any spare CPU on more, smaller blocks, so ms/tx is then the CPU there was
+  divided by the rate, and a cheaper node shows up as lower latency rather than lower ms/tx.`);
   process.exit(0);
 }
 const root = fileURLToPath(new URL('../..', import.meta.url)); // dist/bench -> package root
@@ -145,6 +149,7 @@ function row(r: Run) {
     'p99 ms': r.latency_ms.p99,
     'blocks/s': r.blocks_per_s,
     'CPU cores (ms/tx, Ed25519/tx)': `${r.validators_cpu.cores} (${r.validators_cpu.ms_per_tx}, ${r.validators_cpu.ed25519_per_tx})`,
+    'idle cores': r.machine_idle_cores ?? 'n/a',
     'mempool→prop p50/p99': `${fmt(b.mempool_to_proposal, 'p50_ms')} / ${fmt(b.mempool_to_proposal, 'p99_ms')}`,
     'prop→QC p50/p99': `${fmt(b.proposal_to_qc, 'p50_ms')} / ${fmt(b.proposal_to_qc, 'p99_ms')}`,
     'QC→commit p50/p99': `${fmt(b.qc_to_commit, 'p50_ms')} / ${fmt(b.qc_to_commit, 'p99_ms')}`,

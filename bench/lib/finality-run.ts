@@ -22,6 +22,7 @@ export type Run = Record<string, unknown> & {
   window: { fromUs: number; toUs: number; fromSeq: number; toSeq: number };
   validators_cpu: { seconds: number; cores: number; ms_per_tx: number | null; ms_per_block: number | null; ed25519_per_tx: number | null; ed25519_per_block: number | null };
   ed25519: ReturnType<typeof ed25519Unit>;
+  machine_idle_cores: number | null;
 };
 
 export interface LoadOptions {
@@ -63,6 +64,19 @@ export async function cpuSeconds(pids: number[]): Promise<number> {
   return ticks / 100;
 }
 
+/**
+ * Idle CPU seconds of the whole machine so far (idle + iowait over all cores), from /proc/stat
+ * (Linux); undefined elsewhere. Over a window it says whether the validators could have used more.
+ */
+export async function machineIdleSeconds(): Promise<number | undefined> {
+  try {
+    const fields = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0]!.trim().split(/\s+/);
+    return (Number(fields[4]) + Number(fields[5])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The committed head's seq on the node at `url`. */
 export async function headSeq(url: string): Promise<number> {
   return (await new RpcClient(url).canonHead())?.seq ?? 0;
@@ -79,6 +93,7 @@ export async function runLoad(net: BenchDevnet, o: LoadOptions): Promise<Run> {
   let result: Record<string, unknown> | undefined;
   const window = { fromUs: 0, toUs: 0, fromSeq: 0, toSeq: 0 };
   let cpuBefore = 0;
+  let idleBefore: number | undefined;
   let loadavg1m = 0;
   let unitBefore: ReturnType<typeof timeEd25519Verify> | undefined;
   onJsonLines(proc.stdout, (line) => {
@@ -92,6 +107,7 @@ export async function runLoad(net: BenchDevnet, o: LoadOptions): Promise<Run> {
           window.fromUs = monotonicUs();
           loadavg1m = loadavg()[0]!;
           cpuBefore = await cpuSeconds(pids);
+          idleBefore = await machineIdleSeconds();
           proc.stdin.end('go\n');
         },
         (err: unknown) => {
@@ -108,6 +124,7 @@ export async function runLoad(net: BenchDevnet, o: LoadOptions): Promise<Run> {
   window.toUs = monotonicUs();
   window.toSeq = await headSeq(urls[0]!);
   const cpu = (await cpuSeconds(pids)) - cpuBefore;
+  const idleAfter = await machineIdleSeconds();
   if (code !== 0 || !result || !unitBefore) throw new Error(`the load generator exited with ${code}`);
   const unit = ed25519Unit(unitBefore, timeEd25519Verify());
   try {
@@ -123,6 +140,7 @@ export async function runLoad(net: BenchDevnet, o: LoadOptions): Promise<Run> {
   const blocks = window.toSeq - window.fromSeq;
   const msPerTx = committedTxs > 0 ? (cpu * 1000) / committedTxs : null;
   const msPerBlock = blocks > 0 ? (cpu * 1000) / blocks : null;
+  const idleCores = idleBefore === undefined || idleAfter === undefined ? null : Math.round(((idleAfter - idleBefore) / seconds) * 100) / 100;
   return {
     ...(result as Pick<Run, 'offered_tps' | 'committed_tps' | 'latency_ms'>),
     window,
@@ -136,6 +154,12 @@ export async function runLoad(net: BenchDevnet, o: LoadOptions): Promise<Run> {
       ed25519_per_tx: inEd25519(msPerTx, unit.verify_us),
       ed25519_per_block: inEd25519(msPerBlock, unit.verify_us),
     },
+    /**
+     * Cores the whole machine left idle over the window. Near 0, the validators were CPU-bound:
+     * they filled every spare cycle with more, smaller blocks, so ms_per_tx is the CPU there was
+     * divided by the rate, and a cheaper node shows up as lower latency instead.
+     */
+    machine_idle_cores: idleCores,
     ed25519: unit,
     breakdown,
     node_counters: {

@@ -35,6 +35,7 @@ export function sweepRow(r: Run) {
     'p99 ms': r.latency_ms.p99,
     'blocks/s': r.blocks_per_s,
     'CPU cores': cpu.cores,
+    'idle cores': r.machine_idle_cores ?? 'n/a',
     'ms/tx': cpu.ms_per_tx,
     'Ed25519/tx': cpu.ed25519_per_tx,
     'verify µs': r.ed25519.verify_us,

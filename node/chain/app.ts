@@ -16,7 +16,8 @@ import { PendingBlocks } from './pending.js';
 
 /** What the chain needs from the mempool. */
 export interface BlockSource {
-  select(maxCount: number): Transaction[];
+  /** ready transactions in block order, passing over those `skip` names (already on the branch) */
+  select(maxCount: number, opts?: { skip?: (hash: string) => boolean }): Transaction[];
   /** whether each signature verifies; checks only those not verified before, in one batch */
   verifySignatures(txs: readonly Transaction[]): Promise<boolean[]>;
   /** whether select() would return anything now */
@@ -116,12 +117,10 @@ export class ChainApp extends EventEmitter {
     const timestampMs = Math.max(this.now(), parent.header.timestampMs + 1);
     const { state, nodes } = this.pending.readersAfter(parent.hash);
     const already = this.pending.includedTxHashes(parent.hash);
-    const candidates = args.empty ? [] : this.o.mempool.select(this.o.maxBlockTransactions + already.size);
+    // What the uncommitted ancestors carry is passed over here, not executed again only to fail on its nonce.
+    const candidates = args.empty ? [] : this.o.mempool.select(this.o.maxBlockTransactions, { skip: (hash) => already.has(hash) });
     const ctx = this.context({ height: args.height, round: args.round, parentHash: parent.hash, timestampMs, proposer: args.proposer });
-    const body = await buildBlockBody(state, this.o.chainId, ctx, candidates);
-    const executed = body.txs.filter((e) => !already.has(toHex(e.hash))).slice(0, this.o.maxBlockTransactions);
-    // Re-run only when something was dropped above, so the writes match the final body exactly.
-    const final = executed.length === body.txs.length ? body : await executeBlock(state, this.o.chainId, ctx, executed.map((e) => e.tx));
+    const final = await buildBlockBody(state, this.o.chainId, ctx, candidates);
     const tree = await updateTree(nodes, parent.header.stateRoot, final.changes);
     const header: BlockHeader = {
       height: args.height,

@@ -308,10 +308,11 @@ function allowHeader(routes: Route[]): string {
 /** Writes a whole response with Content-Length; a no-op once the response has started or died. */
 export function send(res: ServerResponse, status: number, body: string | Uint8Array, contentType: string | undefined, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   res.statusCode = status;
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   if (contentType !== undefined && status !== 204) res.setHeader('content-type', contentType.includes('json') ? `${contentType}; charset=utf-8` : contentType);
-  if (status !== 204) res.setHeader('content-length', bytes.length);
-  res.end(status === 204 ? undefined : bytes);
+  if (status === 204) return void res.end();
+  // a string goes out in the same write as the headers; a Buffer would cost a second one (writev)
+  res.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length);
+  res.end(body);
 }

@@ -12,7 +12,7 @@ import { payloadDebit, payloadFromJson, payloadToJson, type PayloadOf } from '..
 import { encodeTransaction, MAX_TX_BYTES, MAX_TX_JSON_BYTES, signingBytes, transactionFromJson, transactionHash, type Transaction } from '../protocol/transaction.js';
 import { checkState, conflict } from './checks.js';
 import { PendingIndex } from './pending-index.js';
-import { selectReady } from './select.js';
+import { selectReady, type SelectOptions } from './select.js';
 import { SenderQueue, type PendingTx } from './sender-queue.js';
 import { VerifiedCache } from './verified-cache.js';
 import { readView } from './view.js';
@@ -311,12 +311,13 @@ export class Mempool {
    * Up to `maxCount` transactions ready for a block, in the order to execute them: per sender a
    * contiguous nonce run from its committed next nonce, across senders by arrival of each head.
    */
-  select(maxCount: number, maxBytes = Number.POSITIVE_INFINITY): Transaction[] {
-    return this.selectEntries(maxCount, maxBytes).map((e) => e.tx);
+  /** Ready transactions for a block (select.ts); `skip` names those the block's ancestors already carry. */
+  select(maxCount: number, opts: SelectOptions = {}): Transaction[] {
+    return this.selectEntries(maxCount, opts).map((e) => e.tx);
   }
 
-  selectEntries(maxCount: number, maxBytes = Number.POSITIVE_INFINITY): PendingTx[] {
-    return selectReady(this.index.queues(), maxCount, maxBytes);
+  selectEntries(maxCount: number, opts: SelectOptions = {}): PendingTx[] {
+    return selectReady(this.index.queues(), maxCount, opts.maxBytes ?? Number.POSITIVE_INFINITY, opts.skip);
   }
 
   remove(hash: string): boolean {

@@ -1,5 +1,12 @@
 import type { PendingTx, SenderQueue } from './sender-queue.js';
 
+export interface SelectOptions {
+  /** byte budget for the whole selection (encodeTransaction lengths); none by default */
+  maxBytes?: number;
+  /** transactions to pass over by hash: those the block's uncommitted ancestors already carry */
+  skip?: (hash: string) => boolean;
+}
+
 interface Cursor {
   q: SenderQueue;
   /** index into q.entries of the sender's next transaction */
@@ -13,8 +20,10 @@ interface Cursor {
  * nonce, and across senders the head that arrived first goes first (a merge of the senders' queues
  * by arrival, keeping each sender's nonce order). A sender whose next transaction does not fit in
  * the byte budget is skipped for the rest of this selection: its later nonces cannot run without it.
+ * `skip` passes over transactions that the block's uncommitted ancestors already carry: they count
+ * against neither limit, and the sender's later nonces still follow.
  */
-export function selectReady(queues: Iterable<SenderQueue>, maxCount: number, maxBytes: number): PendingTx[] {
+export function selectReady(queues: Iterable<SenderQueue>, maxCount: number, maxBytes: number, skip?: (hash: string) => boolean): PendingTx[] {
   const heap: Cursor[] = [];
   for (const q of queues) if (q.ready > 0) heap.push({ q, i: 0, key: q.entries[0]!.arrival });
   for (let i = (heap.length >>> 1) - 1; i >= 0; i--) down(heap, i);
@@ -23,8 +32,10 @@ export function selectReady(queues: Iterable<SenderQueue>, maxCount: number, max
   while (out.length < maxCount && heap.length > 0) {
     const c = heap[0]!;
     const e = c.q.entries[c.i]!;
-    const fits = bytes + e.size <= maxBytes;
-    if (fits) {
+    const skipped = skip !== undefined && skip(e.hash);
+    const fits = skipped || bytes + e.size <= maxBytes;
+    if (skipped) c.i++;
+    else if (fits) {
       out.push(e);
       bytes += e.size;
       c.i++;

@@ -72,6 +72,24 @@ t.test('a block built by one app validates on another over the same committed st
   t.pass('both validate');
 });
 
+t.test('a child block selects past what its uncommitted ancestors carry, without running it again', async (t) => {
+  const { genesis, app } = await setup();
+  const a = app();
+  for (let i = 0; i < 8; i++) await a.mempool.admit(transfer(i));
+  const selected: number[] = [];
+  const select = a.mempool.select.bind(a.mempool);
+  a.mempool.select = (max, opts) => {
+    const out = select(max, opts);
+    selected.push(out.length);
+    return out;
+  };
+  const b1 = await build(a.app, genesis, 1);
+  const b2 = await build(a.app, b1, 2);
+  t.same([b1.transactions.length, b2.transactions.length], [5, 3], 'the limit of 5 counts only new transactions');
+  t.same(selected, [5, 3], 'b2 was built from nonces 5 to 7 only: nonces 0 to 4 were passed over, not executed and refused');
+  t.same(b2.transactions.map((tx) => tx.nonce), [5n, 6n, 7n]);
+});
+
 t.test('after a restart a child of an uncommitted block is refused until the parent is re-executed', async (t) => {
   const { genesis, app } = await setup();
   const before = app();

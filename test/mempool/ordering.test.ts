@@ -50,9 +50,20 @@ t.test('maxBytes skips a sender whose next transaction does not fit, and keeps f
   const c0 = transfer(carol, 0n);
   for (const tx of [big, a1, b5, c0]) await mp.admit(tx);
   const small = encodeTransaction(b5).length;
-  t.same(ids(mp.select(10, 2 * small)), ids([b5, c0]), 'alice is skipped entirely: a1 cannot run without big');
-  t.same(ids(mp.select(10, encodeTransaction(big).length + small)), ids([big, a1]));
-  t.same(mp.select(10, 10), []);
+  t.same(ids(mp.select(10, { maxBytes: 2 * small })), ids([b5, c0]), 'alice is skipped entirely: a1 cannot run without big');
+  t.same(ids(mp.select(10, { maxBytes: encodeTransaction(big).length + small })), ids([big, a1]));
+  t.same(mp.select(10, { maxBytes: 10 }), []);
+});
+
+t.test('skip passes over what the ancestors carry: it counts against no limit, and the sender goes on', async (t) => {
+  const mp = pool(funded());
+  const a = [0n, 1n, 2n].map((n) => transfer(alice, n));
+  const b5 = transfer(bob, 5n);
+  for (const tx of [...a, b5]) await mp.admit(tx);
+  const onBranch = new Set(ids([a[0]!, a[1]!]));
+  t.same(ids(mp.select(2, { skip: (h) => onBranch.has(h) })), ids([a[2]!, b5]), 'a0 and a1 take no slot');
+  t.same(ids(mp.select(10, { maxBytes: 2 * encodeTransaction(b5).length, skip: (h) => onBranch.has(h) })), ids([a[2]!, b5]), 'nor bytes');
+  t.same(ids(mp.select(10, { skip: () => true })), []);
 });
 
 t.test('remove() opens a gap: later nonces of that sender wait', async (t) => {
