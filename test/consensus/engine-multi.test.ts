@@ -89,3 +89,26 @@ t.test('upcomingLeaders names who proposes the next rounds', async (t) => {
   t.ok(checked >= 8, `${checked} rounds checked`);
   t.same(e.upcomingLeaders(2), [], 'none after stop');
 });
+
+t.test('a validator writes its safety state twice a block: its vote, and the QC with the lock it allows', async (t) => {
+  const c = new Cluster(4);
+  const writes = c.nodes.map((n) => {
+    const count = { n: 0 };
+    const save = n.store.saveSafety.bind(n.store);
+    n.store.saveSafety = (s) => {
+      count.n++;
+      return save(s);
+    };
+    return count;
+  });
+  await c.start();
+  await waitFor(() => c.nodes.every((n) => n.app.committed.length >= 20), 30_000, '20 commits everywhere');
+  await c.stopAll();
+  t.equal(c.nodes.reduce((sum, n) => sum + n.engine.metrics().timeouts, 0), 0, 'no round timed out, so every round is a vote and a QC');
+  for (const [i, n] of c.nodes.entries()) {
+    const blocks = n.app.committed.length;
+    // a few rounds beyond the last commit are in flight at the stop
+    t.ok(writes[i]!.n <= 2 * blocks + 8, `node ${i}: ${writes[i]!.n} writes for ${blocks} committed blocks (about ${3 * blocks} when the high QC and the lock were written apart)`);
+  }
+  t.same(c.faults, []);
+});

@@ -19,14 +19,17 @@ export class Certifying {
   async processQc(qc: QuorumCertificate, source: Uint8Array | undefined): Promise<void> {
     const c = this.c;
     c.divergence.certified(qc.blockHash);
-    await c.setSafety(rules.updateHighQc(c.safety, qc));
+    // written with the lock processCertified takes, or just below when it takes none
+    c.stageSafety(rules.updateHighQc(c.safety, qc));
     const b2 = c.tree.get(qc.blockHash);
     if (b2) {
       this.noteCertified(b2);
       const ep = c.ep;
       await this.steps.processCertified(b2, qc);
       if (c.ep !== ep) return;
-    } else if (qc.round > 0 && qc.height > c.tree.root.header.height) {
+    }
+    await c.flushSafety();
+    if (!b2 && qc.round > 0 && qc.height > c.tree.root.header.height) {
       c.pendingQcs.set(toHex(qc.blockHash), qc);
       this.steps.requestSync(source ?? this.steps.anyPeer(), qc.blockHash, qc.height);
     }

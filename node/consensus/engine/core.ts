@@ -105,6 +105,8 @@ export class EngineCore {
   ep!: EpochContext;
   leaders!: LeaderSchedule;
   safety!: SafetyState;
+  /** stageSafety raised `safety` after its last write */
+  private unsaved = false;
   tree: BlockTree;
   running = false;
   queue: Promise<void> = Promise.resolve();
@@ -191,10 +193,26 @@ export class EngineCore {
     return { ...body, epoch: this.ep.epoch };
   }
 
+  /** Writes `next` (and whatever stageSafety raised before it) to the store, then uses it. */
   async setSafety(next: SafetyState): Promise<void> {
-    if (next === this.safety) return;
+    if (next === this.safety && !this.unsaved) return;
     await this.o.store.saveSafety(next);
     this.safety = next;
+    this.unsaved = false;
+  }
+
+  /**
+   * Raises the state in memory only: the next setSafety or flushSafety writes it, and nothing is
+   * signed or committed in between. A QC's high QC and the lock it allows go out in one write.
+   */
+  stageSafety(next: SafetyState): void {
+    if (next === this.safety) return;
+    this.safety = next;
+    this.unsaved = true;
+  }
+
+  flushSafety(): Promise<void> {
+    return this.setSafety(this.safety);
   }
 
   /** Counts a dropped message; `from` is set when the sender is to blame (the network penalizes it). */
