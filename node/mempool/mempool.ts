@@ -309,9 +309,9 @@ export class Mempool {
 
   /**
    * Up to `maxCount` transactions ready for a block, in the order to execute them: per sender a
-   * contiguous nonce run from its committed next nonce, across senders by arrival of each head.
+   * contiguous nonce run from its committed next nonce, across senders by arrival of each head
+   * (select.ts). `opts.skip` names those the block's uncommitted ancestors already carry.
    */
-  /** Ready transactions for a block (select.ts); `skip` names those the block's ancestors already carry. */
   select(maxCount: number, opts: SelectOptions = {}): Transaction[] {
     return this.selectEntries(maxCount, opts).map((e) => e.tx);
   }

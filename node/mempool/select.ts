@@ -32,13 +32,12 @@ export function selectReady(queues: Iterable<SenderQueue>, maxCount: number, max
   while (out.length < maxCount && heap.length > 0) {
     const c = heap[0]!;
     const e = c.q.entries[c.i]!;
-    const skipped = skip !== undefined && skip(e.hash);
+    const skipped = skip?.(e.hash) === true;
     const fits = skipped || bytes + e.size <= maxBytes;
-    if (skipped) c.i++;
-    else if (fits) {
+    if (fits) c.i++;
+    if (fits && !skipped) {
       out.push(e);
       bytes += e.size;
-      c.i++;
     }
     if (fits && c.i < c.q.ready) {
       c.key = Math.max(c.key, c.q.entries[c.i]!.arrival);
