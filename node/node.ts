@@ -133,7 +133,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     engine.on('dropped', (e: { reason: string; from?: Uint8Array }) => {
       if (e.from) network.penalize(e.from, `consensus:${e.reason}`);
     });
-    connectMempoolGossip({ chainId: genesis.chainId, mempool, gossip: network, isValidator, upcomingLeaders: (n) => engine.upcomingLeaders(n), log });
+    connectMempoolGossip({ chainId: genesis.chainId, mempool, gossip: network, isValidator, upcomingLeaders: (n) => engine.upcomingLeaders(n), rounds: engine, log });
     mempool.onAdmitted(() => engine.transactionsReady());
 
     const verifier = createVerifyPool({ threads: config.rpc.verifyThreads, maxQueuedCost: config.rpc.verifyMaxQueuedCost });

@@ -1,7 +1,9 @@
 import { isLedgerError } from '../errors.js';
 import { bytesEqual } from '../protocol/bytes.js';
 import type { Logger } from '../logging.js';
+import type { Block } from '../protocol/block.js';
 import { decodeTransaction, encodeTransaction, transactionHash, type Transaction } from '../protocol/transaction.js';
+import { LeaderResends } from './leader-resend.js';
 import type { Mempool } from './mempool.js';
 
 /** The part of the peer-to-peer network that carries transactions. Addresses are 20 bytes. */
@@ -10,6 +12,14 @@ export interface TransactionGossip {
   gossipTransactions(txs: Uint8Array[], except?: Uint8Array): void;
   sendTransactions(txs: Uint8Array[], to: (peer: Uint8Array) => boolean): void;
   penalize(peer: Uint8Array, reason: string, weight?: number): void;
+}
+
+/** The consensus engine's events the gossip follows to send again what no leader proposed (leader-resend.ts). */
+export interface RoundEvents {
+  on(event: 'round', listener: (e: { round: number; via?: string }) => void): unknown;
+  on(event: 'block', listener: (b: Block) => void): unknown;
+  off(event: 'round', listener: (e: { round: number; via?: string }) => void): unknown;
+  off(event: 'block', listener: (b: Block) => void): unknown;
 }
 
 /** Admission errors no honest peer causes; the rest (nonces, balances, DID state, a full pool) depend on the view of the chain. */
@@ -35,6 +45,9 @@ export const LEADER_FANOUT = 2;
  * leaders through the validator it is connected to. A node that does not validate, or whose
  * consensus has not started (no leaders known), sends a transaction to every peer.
  *
+ * With `rounds`, one that no block has carried two rounds after it was sent goes to the then-coming
+ * leaders again (leader-resend.ts).
+ *
  * Undecodable transactions and bad signatures cost the sending peer; stale nonces and a full pool
  * do not, since an honest peer with another view of the chain sends those too.
  */
@@ -45,10 +58,15 @@ export function connectMempoolGossip(o: {
   isValidator: (address: Uint8Array) => boolean;
   /** the validators expected to lead the next `count` rounds (empty when unknown) */
   upcomingLeaders: (count: number) => Uint8Array[];
+  /** the engine's rounds and blocks; without them nothing is sent twice */
+  rounds?: RoundEvents;
   log: Logger;
 }): () => void {
   /** hex hash -> the peer it came from, while its admission runs */
   const fromPeer = new Map<string, Uint8Array>();
+  const resends = new LeaderResends();
+  /** the round this node is in, from the engine's events; undefined before the first */
+  let round: number | undefined;
   const unsubscribe = o.mempool.onAdmitted((entry) => {
     const origin = fromPeer.get(entry.hash);
     if (origin && o.isValidator(origin)) return;
@@ -56,7 +74,25 @@ export function connectMempoolGossip(o: {
     const leaders = o.upcomingLeaders(LEADER_FANOUT);
     if (leaders.length === 0) return o.gossip.gossipTransactions(bytes, origin);
     o.gossip.sendTransactions(bytes, (peer) => !(origin && bytesEqual(peer, origin)) && (!o.isValidator(peer) || leaders.some((l) => bytesEqual(l, peer))));
+    if (round !== undefined) resends.sentAt(entry.hash, round);
   });
+  const onBlock = (b: Block) => resends.proposed(b.transactions.map((tx) => transactionHash(o.chainId, tx)));
+  const onRound = (e: { round: number; via?: string }) => {
+    round = e.round;
+    // after a timeout the network is already slow: do not add a burst to the next leader's block
+    if (e.via === 'tc') return;
+    const due = resends.due(round, (h) => o.mempool.has(h));
+    if (due.length === 0) return;
+    const leaders = o.upcomingLeaders(LEADER_FANOUT);
+    if (leaders.length === 0) return;
+    o.gossip.sendTransactions(
+      due.map((h) => encodeTransaction(o.mempool.get(h)!.tx)),
+      (peer) => o.isValidator(peer) && leaders.some((l) => bytesEqual(l, peer)),
+    );
+    o.log.debug({ count: due.length, round }, 'sent transactions no block carried to the coming leaders again');
+  };
+  o.rounds?.on('block', onBlock);
+  o.rounds?.on('round', onRound);
   o.gossip.onTransactions(async (batch, from) => {
     const txs: Transaction[] = [];
     for (const bytes of batch) {
@@ -87,5 +123,9 @@ export function connectMempoolGossip(o: {
       }
     }
   });
-  return unsubscribe;
+  return () => {
+    unsubscribe();
+    o.rounds?.off('block', onBlock);
+    o.rounds?.off('round', onRound);
+  };
 }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import t from 'tap';
 import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
 import { createLogger } from '../../node/logging.js';
@@ -5,6 +6,7 @@ import { connectMempoolGossip, LEADER_FANOUT } from '../../node/mempool/gossip.j
 import { P2PNetwork } from '../../node/network/index.js';
 import { addressBytesFromPublicKey } from '../../node/protocol/address.js';
 import { bytesEqual } from '../../node/protocol/bytes.js';
+import type { Block } from '../../node/protocol/block.js';
 import { encodeTransaction, transactionHash } from '../../node/protocol/transaction.js';
 import { alice, CHAIN, pool, state, transfer } from './harness.js';
 
@@ -25,8 +27,10 @@ async function node(t: { teardown(fn: () => unknown): void }, n: number, bootstr
   t.teardown(() => network.stop());
   const mempool = pool(state([{ key: alice, balance: 10n ** 12n, nonce: 5n }]));
   const asked: number[] = [];
-  connectMempoolGossip({ chainId: CHAIN, mempool, gossip: network, isValidator, upcomingLeaders: (k) => (asked.push(k), leaders), log });
-  return { network, mempool, asked };
+  /** stands in for the consensus engine's 'round' and 'block' events */
+  const rounds = new EventEmitter();
+  connectMempoolGossip({ chainId: CHAIN, mempool, gossip: network, isValidator, upcomingLeaders: (k) => (asked.push(k), [...leaders]), rounds, log });
+  return { network, mempool, asked, rounds, leaders };
 }
 
 async function until(cond: () => boolean, what: string): Promise<void> {
@@ -94,4 +98,33 @@ t.test('a bad signature costs the sender; a stale nonce does not', async (t) => 
   t.notOk(v1.mempool.has(transactionHash(CHAIN, forged)));
   f.network.gossipTransactions([new Uint8Array([1, 2, 3])]);
   await until(() => v1.network.stats().penalties === 2, 'a second penalty for an undecodable transaction');
+});
+
+t.test('a client transaction no block carried goes again to the leaders of two rounds later', async (t) => {
+  // the coming leader is V3, which is down: the transaction reaches no one
+  const v1 = await node(t, seeds.v1, [], [addr(seeds.v3)]);
+  const v2 = await node(t, seeds.v2, [v1.network.listenAddrs()[0]!]);
+  await until(() => v1.network.peerCount() === 1, 'V1 connected to V2');
+  v1.rounds.emit('round', { round: 10 });
+
+  const missed = transfer(alice, 5n);
+  const carried = transfer(alice, 6n, 2n);
+  await v1.mempool.admit(missed);
+  await v1.mempool.admit(carried);
+  const h = transactionHash(CHAIN, missed);
+  const hc = transactionHash(CHAIN, carried);
+  v1.leaders.splice(0, 1, addr(seeds.v2));
+  v1.rounds.emit('block', { transactions: [carried] } as unknown as Block);
+  v1.rounds.emit('round', { round: 11 });
+  await new Promise((r) => setTimeout(r, 200));
+  t.notOk(v2.mempool.has(h), 'not yet: the leaders it went to may still propose it');
+
+  v1.rounds.emit('round', { round: 12, via: 'tc' });
+  await new Promise((r) => setTimeout(r, 200));
+  t.notOk(v2.mempool.has(h), 'not after a timeout: the next leader gets no burst of old transactions');
+
+  v1.rounds.emit('round', { round: 13, via: 'qc' });
+  await until(() => v2.mempool.has(h), 'V1 -> the new leader V2');
+  await new Promise((r) => setTimeout(r, 200));
+  t.notOk(v2.mempool.has(hc), 'one a block carried is not sent again');
 });
