@@ -21,6 +21,8 @@ export interface NodeMetrics {
   /** time spent in each round, by how it ended: a QC or a TC moved this node on */
   roundDuration: Histogram<'ended'>;
   committedTxs: Counter;
+  /** client transactions sent to the coming leaders again (mempool/leader-resend.ts) */
+  txResent: Counter;
   /** this validator's attester, by outcome: sent, skipped (not owed), failed */
   attestations: Counter<'result'>;
   /** JSON-RPC busy answers (-32010), by reason (rpc/errors.ts BUSY_REASONS) */
@@ -107,6 +109,11 @@ export function createMetrics(deps: {
       registers: [registry],
     }),
     committedTxs: new Counter({ name: 'ledger_committed_transactions_total', help: 'transactions committed', registers: [registry] }),
+    txResent: new Counter({
+      name: 'ledger_tx_resent_total',
+      help: 'client transactions sent to the coming leaders again, no block having carried them two rounds after their send',
+      registers: [registry],
+    }),
     attestations: new Counter({
       name: 'ledger_attestations_total',
       help: 'credential requests this validator handled: attestation sent, skipped (not selected, not a member, already done) or failed',

@@ -133,13 +133,22 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     engine.on('dropped', (e: { reason: string; from?: Uint8Array }) => {
       if (e.from) network.penalize(e.from, `consensus:${e.reason}`);
     });
-    connectMempoolGossip({ chainId: genesis.chainId, mempool, gossip: network, isValidator, upcomingLeaders: (n) => engine.upcomingLeaders(n), rounds: engine, log });
     mempool.onAdmitted(() => engine.transactionsReady());
 
     const verifier = createVerifyPool({ threads: config.rpc.verifyThreads, maxQueuedCost: config.rpc.verifyMaxQueuedCost });
     closers.push(() => verifier.close());
     const metrics = createMetrics({ engine, mempool, store, network, verifier, signatures });
     observeConsensus(metrics, { chainId: genesis.chainId, engine, mempool });
+    connectMempoolGossip({
+      chainId: genesis.chainId,
+      mempool,
+      gossip: network,
+      isValidator,
+      upcomingLeaders: (n) => engine.upcomingLeaders(n),
+      rounds: engine,
+      onResent: (n) => metrics.txResent.inc(n),
+      log,
+    });
     const blockLog = new BlockLogLimiter();
     const blockLogTimer = setInterval(() => {
       for (const line of blockLog.tick(Date.now())) log[line.level](line.fields, line.msg);

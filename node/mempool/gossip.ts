@@ -60,6 +60,8 @@ export function connectMempoolGossip(o: {
   upcomingLeaders: (count: number) => Uint8Array[];
   /** the engine's rounds and blocks; without them nothing is sent twice */
   rounds?: RoundEvents;
+  /** told how many went to the leaders again in a round (a metric) */
+  onResent?: (count: number) => void;
   log: Logger;
 }): () => void {
   /** hex hash -> the peer it came from, while its admission runs */
@@ -89,6 +91,7 @@ export function connectMempoolGossip(o: {
       due.map((h) => encodeTransaction(o.mempool.get(h)!.tx)),
       (peer) => o.isValidator(peer) && leaders.some((l) => bytesEqual(l, peer)),
     );
+    o.onResent?.(due.length);
     o.log.debug({ count: due.length, round }, 'sent transactions no block carried to the coming leaders again');
   };
   o.rounds?.on('block', onBlock);

@@ -29,8 +29,9 @@ async function node(t: { teardown(fn: () => unknown): void }, n: number, bootstr
   const asked: number[] = [];
   /** stands in for the consensus engine's 'round' and 'block' events */
   const rounds = new EventEmitter();
-  connectMempoolGossip({ chainId: CHAIN, mempool, gossip: network, isValidator, upcomingLeaders: (k) => (asked.push(k), [...leaders]), rounds, log });
-  return { network, mempool, asked, rounds, leaders };
+  const resent: number[] = [];
+  connectMempoolGossip({ chainId: CHAIN, mempool, gossip: network, isValidator, upcomingLeaders: (k) => (asked.push(k), [...leaders]), rounds, onResent: (k) => resent.push(k), log });
+  return { network, mempool, asked, rounds, leaders, resent };
 }
 
 async function until(cond: () => boolean, what: string): Promise<void> {
@@ -127,4 +128,5 @@ t.test('a client transaction no block carried goes again to the leaders of two r
   await until(() => v2.mempool.has(h), 'V1 -> the new leader V2');
   await new Promise((r) => setTimeout(r, 200));
   t.notOk(v2.mempool.has(hc), 'one a block carried is not sent again');
+  t.same(v1.resent, [1], 'counted for the metric');
 });
