@@ -78,7 +78,10 @@ export function connectMempoolGossip(o: {
     o.gossip.sendTransactions(bytes, (peer) => !(origin && bytesEqual(peer, origin)) && (!o.isValidator(peer) || leaders.some((l) => bytesEqual(l, peer))));
     if (round !== undefined) resends.sentAt(entry.hash, round);
   });
-  const onBlock = (b: Block) => resends.proposed(b.transactions.map((tx) => transactionHash(o.chainId, tx)));
+  const onBlock = (b: Block) => {
+    // most blocks come while nothing waits here (every block, on a node no client sends to)
+    if (resends.size > 0) resends.proposed(b.transactions.map((tx) => transactionHash(o.chainId, tx)));
+  };
   const onRound = (e: { round: number; via?: string }) => {
     round = e.round;
     // after a timeout the network is already slow: do not add a burst to the next leader's block

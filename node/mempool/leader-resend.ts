@@ -46,7 +46,6 @@ export class LeaderResends {
 
   /** A block carried these transactions: no need to send them again. */
   proposed(hashes: Iterable<string>): void {
-    if (this.sent.size === 0) return;
     for (const h of hashes) this.sent.delete(h);
   }
 
