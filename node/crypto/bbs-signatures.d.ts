@@ -1,4 +1,4 @@
-// The package ships no types; these cover the calls we make (signing and proving: tests only).
+// The package ships no types; these cover the calls we make (node/crypto/bbs.ts wraps them).
 declare module '@digitalbazaar/bbs-signatures' {
   export const CIPHERSUITES: { BLS12381_SHA256: string; BLS12381_SHAKE256: string };
   export function verifyProof(args: {

@@ -1,11 +1,14 @@
-import { CIPHERSUITES, verifyProof } from '@digitalbazaar/bbs-signatures';
+import { CIPHERSUITES, deriveProof, generateKeyPair, sign, verifyProof } from '@digitalbazaar/bbs-signatures';
+import { invalid } from '../errors.js';
 import { BBS_FIXED_PROOF_BYTES, BBS_PUBLIC_KEY_BYTES, BBS_SCALAR_BYTES, MAX_BBS_MESSAGES } from './sizes.js';
 
 export { BBS_PUBLIC_KEY_BYTES, MAX_BBS_MESSAGES, MAX_BBS_PROOF_BYTES } from './sizes.js';
 
 /**
- * BBS proof verification (IETF CFRG draft, ciphersuite BLS12-381-SHA-256). Stateless; any
- * malformed input yields false, never an exception.
+ * BBS (IETF CFRG draft, ciphersuite BLS12-381-SHA-256). Proof verification is stateless, and any
+ * malformed input yields false, never an exception. Key generation, signing and proving are for
+ * issuers and holders (the KYC plugin signs its credentials' BBS form); their bad input is a
+ * LedgerError.
  */
 
 export interface BbsProofInput {
@@ -55,5 +58,69 @@ export async function verifyBbsProof(input: BbsProofInput): Promise<boolean> {
     });
   } catch {
     return false;
+  }
+}
+
+/** A secret key is one scalar; the key material a pair is made from must be at least as long. */
+export const BBS_SECRET_KEY_BYTES = BBS_SCALAR_BYTES;
+/** A (a compressed G1 point, 48 bytes) ‖ e (a scalar) */
+export const BBS_SIGNATURE_BYTES = 48 + BBS_SCALAR_BYTES;
+
+export interface BbsKeyPair {
+  secretKey: Uint8Array;
+  publicKey: Uint8Array;
+}
+
+/** A new key pair; from `seed` (key material of at least 32 bytes) the same pair every time. */
+export async function bbsKeyPair(seed?: Uint8Array): Promise<BbsKeyPair> {
+  if (seed !== undefined && seed.length < BBS_SECRET_KEY_BYTES) throw invalid('BAD_BBS_KEY', `BBS key material must be at least ${BBS_SECRET_KEY_BYTES} bytes, got ${seed.length}`);
+  return generateKeyPair({ ciphersuite: CIPHERSUITES.BLS12381_SHA256, ...(seed ? { seed } : {}) });
+}
+
+function checkKeys(k: { secretKey?: Uint8Array; publicKey: Uint8Array }, messages: readonly Uint8Array[]): void {
+  if (k.secretKey !== undefined && k.secretKey.length !== BBS_SECRET_KEY_BYTES) throw invalid('BAD_BBS_KEY', `a BBS secret key is ${BBS_SECRET_KEY_BYTES} bytes, got ${k.secretKey.length}`);
+  if (k.publicKey.length !== BBS_PUBLIC_KEY_BYTES) throw invalid('BAD_BBS_KEY', `a BBS public key is ${BBS_PUBLIC_KEY_BYTES} bytes, got ${k.publicKey.length}`);
+  // the chain registers 1 to MAX_BBS_MESSAGES messages: a signature over more could never be checked there
+  if (messages.length < 1 || messages.length > MAX_BBS_MESSAGES) throw invalid('BAD_BBS_MESSAGES', `a BBS signature covers 1 to ${MAX_BBS_MESSAGES} messages, got ${messages.length}`);
+}
+
+/** The signature over `messages` in their order, bound to `header`. */
+export async function bbsSign(a: { secretKey: Uint8Array; publicKey: Uint8Array; header: Uint8Array; messages: readonly Uint8Array[] }): Promise<Uint8Array> {
+  checkKeys(a, a.messages);
+  return sign({ secretKey: a.secretKey, publicKey: a.publicKey, header: a.header, messages: [...a.messages], ciphersuite: CIPHERSUITES.BLS12381_SHA256 });
+}
+
+/**
+ * A proof of the signature that discloses the messages at `disclosedIndexes` (any order; the
+ * proof takes them ascending, as verifyBbsProof does) and hides the rest.
+ */
+export async function bbsDeriveProof(a: {
+  publicKey: Uint8Array;
+  signature: Uint8Array;
+  header: Uint8Array;
+  messages: readonly Uint8Array[];
+  presentationHeader: Uint8Array;
+  disclosedIndexes: readonly number[];
+}): Promise<Uint8Array> {
+  checkKeys(a, a.messages);
+  if (a.signature.length !== BBS_SIGNATURE_BYTES) throw invalid('BAD_BBS_SIGNATURE', `a BBS signature is ${BBS_SIGNATURE_BYTES} bytes, got ${a.signature.length}`);
+  const indexes = [...new Set(a.disclosedIndexes)].sort((x, y) => x - y);
+  if (indexes.length !== a.disclosedIndexes.length) throw invalid('BAD_BBS_INDEXES', 'disclosedIndexes repeats an index');
+  const outside = indexes.find((i) => !Number.isInteger(i) || i < 0 || i >= a.messages.length);
+  if (outside !== undefined) throw invalid('BAD_BBS_INDEXES', `disclosed index ${outside} is outside 0 to ${a.messages.length - 1}`);
+  try {
+    return await deriveProof({
+      publicKey: a.publicKey,
+      signature: a.signature,
+      header: a.header,
+      messages: [...a.messages],
+      presentationHeader: a.presentationHeader,
+      disclosedMessageIndexes: indexes,
+      ciphersuite: CIPHERSUITES.BLS12381_SHA256,
+    });
+  } catch (err) {
+    // the library refuses a signature that does not decode (A not a G1 point, e not a scalar); it
+    // does not check the signature, so one over other messages gives a proof that does not verify
+    throw invalid('BAD_BBS_SIGNATURE', `no proof can be derived: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

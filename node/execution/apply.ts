@@ -15,6 +15,7 @@ import { credit, debit, readAccount, readDid, readValidator, writeAccount, write
 import { credentialAttest, credentialRequest, credentialRevoke } from './credentials.js';
 import { didRecover, setRecoveryPolicy } from './recovery.js';
 import { validatorQualify } from './eligibility.js';
+import { verificationAnswer, verificationRequest } from './verification.js';
 import { putValidator } from './validator-set.js';
 
 /**
@@ -50,7 +51,7 @@ export async function applyTransaction(state: StateOverlay, ctx: TxContext, tx: 
   if (account.balance < fee) throw new InclusionError('CANNOT_PAY_FEE', `balance ${account.balance} cannot pay the fee ${fee}`);
   writeAccount(state, sender, { balance: account.balance - fee, nonce: account.nonce + 1n });
 
-  const result = await applyPayload(state, ctx, tx.payload, sender, tx.senderPubkey, txHash);
+  const result = await applyPayload(state, ctx, tx, sender, txHash);
   await credit(state, ctx.proposer, fee);
   if ('failure' in result) return { status: failed(result.failure), feePaid: fee, events };
   return { status: SUCCESS, feePaid: fee, events: [...events, ...result.events] };
@@ -72,11 +73,12 @@ async function releaseUnbonding(state: StateOverlay, ctx: BlockContext, address:
 async function applyPayload(
   state: StateOverlay,
   ctx: TxContext,
-  p: Payload,
+  tx: Transaction,
   sender: Uint8Array,
-  senderPubkey: Uint8Array,
   txHash: Uint8Array,
 ): Promise<PayloadResult> {
+  const p = tx.payload;
+  const senderPubkey = tx.senderPubkey;
   switch (p.kind) {
     case 'Transfer':
       return transfer(state, sender, p.to, p.amount);
@@ -104,6 +106,10 @@ async function applyPayload(
       return credentialRevoke(state, ctx, senderPubkey, p);
     case 'ValidatorQualify':
       return validatorQualify(state, sender, p);
+    case 'VerificationRequest':
+      return verificationRequest(state, ctx, tx, p, txHash);
+    case 'VerificationAnswer':
+      return verificationAnswer(state, ctx, senderPubkey, p);
   }
 }
 

@@ -6,6 +6,7 @@ import type { BlockContext } from './context.js';
 import { expireCredentialRequest } from './credentials.js';
 import { StateOverlay, type StateChange, type StateReader } from './overlay.js';
 import { completeRecovery } from './recovery.js';
+import { expireVerificationRequest } from './verification.js';
 import { SCHEDULED_KINDS, takeTasks } from './scheduled.js';
 import { applyEpochBoundary, type EpochValidatorSet } from './validator-set.js';
 
@@ -65,6 +66,9 @@ async function runScheduledTasks(overlay: StateOverlay, ctx: BlockContext): Prom
         break;
       case SCHEDULED_KINDS.credentialDeadline:
         await expireCredentialRequest(overlay, task.id);
+        break;
+      case SCHEDULED_KINDS.verificationDeadline:
+        await expireVerificationRequest(overlay, task.id);
         break;
       default:
         throw new Error(`no handler for scheduled task kind ${(task.kind satisfies never) as number}`);

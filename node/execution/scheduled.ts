@@ -12,7 +12,7 @@ import type { StateOverlay, StateReader } from './overlay.js';
  * recovery) makes it a no-op.
  */
 
-export const SCHEDULED_KINDS = { credentialDeadline: 1, recoveryDue: 2 } as const;
+export const SCHEDULED_KINDS = { credentialDeadline: 1, recoveryDue: 2, verificationDeadline: 3 } as const;
 export type ScheduledKind = (typeof SCHEDULED_KINDS)[keyof typeof SCHEDULED_KINDS];
 
 export interface ScheduledTask {

@@ -65,6 +65,8 @@ export function checkState(network: string, tx: Transaction, sender: Uint8Array,
       return checkDidAuthority(network, p.issuer, 'issue credentials', tx.senderPubkey, sender, view, ahead);
     case 'SetRecoveryPolicy':
       return checkDidAuthority(network, p.did, 'set a recovery policy', tx.senderPubkey, sender, view, ahead);
+    case 'VerificationRequest':
+      return checkDidAuthority(network, p.request.requester.did, 'request verifications', tx.senderPubkey, sender, view, ahead);
     default:
       return undefined;
   }

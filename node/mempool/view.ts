@@ -13,7 +13,8 @@ export async function readView(state: StateReader, network: string, sender: Uint
     const p = tx.payload;
     if (p.kind === 'Unstake') needValidator = true;
     if (p.kind === 'DidCreate') didIds.set(toHex(sender), sender);
-    const did = p.kind === 'DidDeactivate' || p.kind === 'SetRecoveryPolicy' ? p.did : p.kind === 'CredentialRequest' ? p.issuer : undefined;
+    const did =
+      p.kind === 'DidDeactivate' || p.kind === 'SetRecoveryPolicy' ? p.did : p.kind === 'CredentialRequest' ? p.issuer : p.kind === 'VerificationRequest' ? p.request.requester.did : undefined;
     if (did !== undefined) {
       const parsed = parseDid(did);
       if (parsed.network === network) didIds.set(toHex(parsed.identifier), parsed.identifier);

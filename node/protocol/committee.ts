@@ -25,6 +25,18 @@ export function committeeSeed(chainId: string, parentHash: Uint8Array, credentia
   return blake3(new ByteWriter().bytes(utf8(COMMITTEE_DOMAIN)).str(chainId).bytes(parentHash).bytes(credentialId).finish());
 }
 
+export const VERIFICATION_COMMITTEE_DOMAIN = 'ledger-verification-committee-v1';
+
+/** A verification request's committee, drawn as issuance's: BLAKE3(domain ‖ str(chain_id) ‖ parent_hash[32] ‖ BLAKE3(requestId)[32]). */
+export function verificationCommitteeSeed(chainId: string, parentHash: Uint8Array, requestKey: Uint8Array): Uint8Array {
+  return blake3(new ByteWriter().bytes(utf8(VERIFICATION_COMMITTEE_DOMAIN)).str(chainId).bytes(parentHash).bytes(requestKey).finish());
+}
+
+/** How many validators a committee is drawn to hold: all of them up to 21. */
+export function committeeSize(n: number): number {
+  return Math.min(n, COMMITTEE_SIZE);
+}
+
 /** How many attestations register a credential when the set has `n` validators. */
 export function attestationThreshold(n: number): number {
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`a validator set has at least one member, got ${n}`);

@@ -19,6 +19,9 @@ export const FEES: Readonly<Record<string, bigint>> = {
   CredentialAttest: UNIT / 100_000n, // 0.00001: committee members attest often, and are paid from the issuance fee
   CredentialRevoke: UNIT / 10_000n, // 0.0001, as a DID update
   ValidatorQualify: UNIT / 10_000n, // 0.0001
+  // A request also carries its own `fee` (at least 0.001), held for the committee that answers it.
+  VerificationRequest: UNIT / 10_000n, // 0.0001
+  VerificationAnswer: UNIT / 100_000n, // 0.00001: as an attestation, paid back from the request's fee
 };
 
 export function feeFor(kind: string): bigint {

@@ -1,5 +1,6 @@
 import type { ByteReader, ByteWriter } from './bytes.js';
 import type { CredentialType } from './credential-types.js';
+import type { ClaimResult, VerificationRequest } from './verification.js';
 
 /** The payload types, apart from payloads.ts so that the codecs it registers need not import it. */
 
@@ -60,7 +61,14 @@ export type Payload =
   | { kind: 'CredentialAttest'; credentialId: Uint8Array; vrfProof: Uint8Array; signature: Uint8Array }
   | { kind: 'CredentialRevoke'; credentialId: Uint8Array }
   /** links the sender's KYC credential to its validator record: the KYC rule of eligibility */
-  | { kind: 'ValidatorQualify'; credentialId: Uint8Array };
+  | { kind: 'ValidatorQualify'; credentialId: Uint8Array }
+  /** a relying party's signed request; the transaction's signature is the request's (docs/protocol.md) */
+  | { kind: 'VerificationRequest'; request: UnsignedVerificationRequest }
+  /** a committee member's claim results for a presentation, with its VRF proof and signature (verification-answer.ts) */
+  | { kind: 'VerificationAnswer'; requestId: string; vrfProof: Uint8Array; presentationHash: Uint8Array; claims: ClaimResult[]; signature: Uint8Array };
+
+/** A request as a transaction carries it: chain id and nonce set, the signature in the transaction. */
+export type UnsignedVerificationRequest = Omit<VerificationRequest, 'signature' | 'chainId' | 'nonce'> & { chainId: string; nonce: number };
 
 export type PayloadKind = Payload['kind'];
 export type PayloadOf<K extends PayloadKind> = Extract<Payload, { kind: K }>;

@@ -5,6 +5,7 @@ import { CREDENTIAL_CODECS } from './payload-codecs/credentials.js';
 import { amountCodec, didCreate, didDeactivate, transfer } from './payload-codecs/core.js';
 import { didRecover, setRecoveryPolicy } from './payload-codecs/recovery.js';
 import { VALIDATOR_CODECS } from './payload-codecs/validators.js';
+import { VERIFICATION_CODECS } from './payload-codecs/verification.js';
 
 /**
  * Transaction payloads. The JSON form is externally tagged (`{"Transfer": {...}}`); the binary
@@ -12,12 +13,12 @@ import { VALIDATOR_CODECS } from './payload-codecs/validators.js';
  * added by registering a codec with a new tag: existing encodings never change.
  */
 
-export type { EquivocationKind, JsonForm, Payload, PayloadCodec, PayloadKind, PayloadOf, ServiceEndpoint, SignedVoteRef } from './payload-types.js';
+export type { EquivocationKind, JsonForm, Payload, PayloadCodec, PayloadKind, PayloadOf, ServiceEndpoint, SignedVoteRef, UnsignedVerificationRequest } from './payload-types.js';
 export { EQUIVOCATION_KINDS } from './payload-codecs/validators.js';
 export { MAX_SERVICES, MAX_SERVICE_FIELD } from './payload-codecs/core.js';
 export { byteArrayFromJson } from './payload-codecs/fields.js';
 
-/** Tags 5 to 7 are the credential payloads, 8 and 9 recovery, 10 to 15 are free; validator payloads start at 16. */
+/** Tags 5 to 7 are the credential payloads, 8 and 9 recovery, 10 and 11 verification, 12 to 15 are free; validator payloads start at 16. */
 const codecs: PayloadCodec[] = [
   transfer,
   amountCodec('Stake', 1),
@@ -27,6 +28,7 @@ const codecs: PayloadCodec[] = [
   ...CREDENTIAL_CODECS,
   setRecoveryPolicy,
   didRecover,
+  ...VERIFICATION_CODECS,
   ...VALIDATOR_CODECS,
 ] as PayloadCodec[];
 const byKind = new Map(codecs.map((c) => [c.kind as string, c]));
@@ -69,5 +71,6 @@ export function payloadToJson(p: Payload, form: JsonForm = 'standard'): Record<s
 /** The amount a payload moves out of the sender's spendable balance, fee excluded. */
 export function payloadDebit(p: Payload): bigint {
   if (p.kind === 'Transfer' || p.kind === 'Stake') return p.amount;
+  if (p.kind === 'VerificationRequest') return BigInt(p.request.fee);
   return p.kind === 'CredentialRequest' ? p.fee : 0n;
 }

@@ -22,7 +22,10 @@ export type ReceiptEvent =
   | { type: 'CredentialAttested'; id: string; validator: string; attestations: number }
   | { type: 'CredentialRegistered'; id: string; consensus_round: number }
   | { type: 'CredentialRevoked'; id: string; status_list: number; status_index: number }
-  | { type: 'ValidatorQualified'; address: string; credential: string };
+  | { type: 'ValidatorQualified'; address: string; credential: string }
+  | { type: 'VerificationRequested'; request_id: string; requester: string; subject: string; deadline_height: number }
+  | { type: 'VerificationAnswered'; request_id: string; validator: string; answers: number }
+  | { type: 'VerificationFinalized'; request_id: string; verified: boolean; consensus_round: number };
 
 export interface Receipt {
   tx_hash: string;

@@ -23,6 +23,9 @@ export const STATE_PREFIX = {
   pendingRecovery: 0x0a,
   /** the KYC credential a validator qualified with (execution/eligibility.ts) */
   validatorCredential: 0x0b,
+  /** verification requests with their answers, and the index by subject (verification-records.ts) */
+  verification: 0x0c,
+  verificationBySubject: 0x0d,
   chain: 0x10,
   /** work that execution does at the end of a given height (execution/scheduled.ts) */
   scheduled: 0x11,

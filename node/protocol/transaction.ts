@@ -5,12 +5,13 @@ import { addressFromPublicKey } from './address.js';
 import { findNonIntegerLiteral } from './json.js';
 import { ByteReader, ByteWriter, concatBytes, toHex, U64_MAX, utf8 } from './bytes.js';
 import { byteArrayFromJson, decodePayload, encodePayload, payloadFromJson, payloadToJson, type JsonForm, type Payload } from './payloads.js';
+import { requestSigningBytes } from './verification.js';
 
 /**
  * A signed transaction. Signing bytes (see docs/protocol.md):
  *   "ledger-tx-v1" || u16 len(chain_id) || chain_id || sender_pubkey[32] || u64 nonce || payload
  * The chain id inside the signed bytes means a transaction signed for one network never verifies
- * on another. The hash is BLAKE3 over the signing bytes followed by the 64-byte signature.
+ * on another. A VerificationRequest is the exception: it is signed as the request (verification.ts). The hash is BLAKE3 over the signing bytes followed by the 64-byte signature.
  */
 
 export const TX_DOMAIN = utf8('ledger-tx-v1');
@@ -56,6 +57,12 @@ function signingPrefix(chainId: string): Uint8Array {
 const encodings = new WeakMap<Transaction, Uint8Array>();
 
 export function signingBytes(chainId: string, tx: UnsignedTransaction): Uint8Array {
+  // A verification request is signed once, by the requester, as seed 002 asks: its signature is the
+  // transaction's. The request names the chain and the nonce, so it binds both as signing bytes do.
+  if (tx.payload.kind === 'VerificationRequest') {
+    const r = tx.payload.request;
+    if (r.chainId === chainId && BigInt(r.nonce) === tx.nonce) return requestSigningBytes(r);
+  }
   const encoded = encodings.get(tx as Transaction);
   if (encoded) return concatBytes(signingPrefix(chainId), encoded.subarray(0, encoded.length - 64));
   return writeBody(new ByteWriter().bytes(TX_DOMAIN).str(chainId), tx).finish();

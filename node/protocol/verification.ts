@@ -1,6 +1,6 @@
 import { sign, verify } from '../crypto/ed25519.js';
 import { invalid } from '../errors.js';
-import { amountFromJson } from './amount.js';
+import { amountFromJson, UNIT } from './amount.js';
 import { concatBytes, fromHex, toHex, utf8 } from './bytes.js';
 import { parseDid } from './did.js';
 
@@ -30,6 +30,14 @@ export interface VerificationRequest {
   signature: string;
   /** smallest units, as a decimal string */
   fee: string;
+  /**
+   * Ledger members, signed with the rest, that make the request its own on-chain transaction
+   * (docs/protocol.md, "Verification requests and responses"): the chain it is for, the
+   * requester account's nonce, and how many blocks it stays open (default 300).
+   */
+  chainId?: string;
+  nonce?: number;
+  validForBlocks?: number;
 }
 
 export interface ClaimResult {
@@ -40,6 +48,8 @@ export interface ClaimResult {
   expirationDate: string;
   proofType: 'zk-snark' | 'direct';
   zkProofReference?: string;
+  /** ledger extension: why a claim is not satisfied, a stable code (docs/protocol.md) */
+  reason?: string;
 }
 
 export interface ConsensusProof {
@@ -61,8 +71,18 @@ export interface VerificationResponse {
 }
 
 export const VERIFICATION_DOMAIN = 'ledger-verification-request-v1';
-const MAX_CLAIMS = 32;
+export const MAX_CLAIMS = 32;
+/** the least `fee` a request may offer: 0.001, as a DidCreate; it pays the committee that answers */
+export const MIN_VERIFICATION_FEE = UNIT / 1_000n;
 const MAX_TEXT = 256;
+/** how long a request stays open when it does not say, and the bounds of what it may say */
+export const DEFAULT_VALID_FOR_BLOCKS = 300;
+export const MIN_VALID_FOR_BLOCKS = 5;
+export const MAX_VALID_FOR_BLOCKS = 10_000;
+/** the constraints a committee can check; any other key is refused, never ignored */
+export const SUPPORTED_CONSTRAINTS = ['minimumAge', 'minimumLevel', 'jurisdiction'] as const;
+const ALPHA2 = /^[A-Z]{2}$/;
+const REQUEST_KEYS = new Set(['version', 'requestId', 'timestamp', 'requester', 'subject', 'requiredClaims', 'signature', 'fee', 'chainId', 'nonce', 'validForBlocks']);
 
 function bad(message: string) {
   return invalid('BAD_VERIFICATION_REQUEST', message);
@@ -87,9 +107,33 @@ function did(v: unknown, what: string): string {
   return v as string;
 }
 
+function integer(v: unknown, min: number, max: number, what: string): number {
+  if (!Number.isSafeInteger(v) || (v as number) < min || (v as number) > max) throw bad(`${what} must be an integer from ${min} to ${max}`);
+  return v as number;
+}
+
+/** Each constraint checked for its form; a key no committee can check is refused. */
+function constraints(v: unknown, what: string): Record<string, unknown> {
+  if (v === undefined) return {};
+  const c = object(v, what);
+  for (const [key, value] of Object.entries(c)) {
+    if (key === 'minimumAge') integer(value, 0, 150, `${what}.minimumAge`);
+    else if (key === 'minimumLevel') integer(value, 1, 3, `${what}.minimumLevel`);
+    else if (key === 'jurisdiction') {
+      const list = Array.isArray(value) ? value : [value];
+      if (list.length === 0 || list.length > 64 || !list.every((j) => typeof j === 'string' && ALPHA2.test(j))) {
+        throw bad(`${what}.jurisdiction must be an ISO 3166 alpha-2 code or a list of 1 to 64 of them`);
+      }
+    } else throw bad(`${what}.${key} is not a supported constraint; supported: ${SUPPORTED_CONSTRAINTS.join(', ')}`);
+  }
+  return c;
+}
+
 /** A request from JSON, checked field by field; throws BAD_VERIFICATION_REQUEST naming the field. */
 export function parseVerificationRequest(json: unknown): VerificationRequest {
   const o = object(json, 'the request');
+  const unknown = Object.keys(o).find((k) => !REQUEST_KEYS.has(k));
+  if (unknown !== undefined) throw bad(`unknown request member ${JSON.stringify(unknown)}`);
   if (o.version !== '1.0' && o.version !== 1) throw bad('version must be "1.0"');
   if (!Number.isSafeInteger(o.timestamp) || (o.timestamp as number) < 0) throw bad('timestamp must be Unix milliseconds');
   const requester = object(o.requester, 'requester');
@@ -102,7 +146,7 @@ export function parseVerificationRequest(json: unknown): VerificationRequest {
   } catch {
     throw bad('fee is out of range');
   }
-  return {
+  const request: VerificationRequest = {
     version: '1.0',
     requestId: text(o.requestId, 'requestId'),
     timestamp: o.timestamp as number,
@@ -111,11 +155,15 @@ export function parseVerificationRequest(json: unknown): VerificationRequest {
     requiredClaims: claims.map((raw, i) => {
       const c = object(raw, `requiredClaims[${i}]`);
       if (typeof c.acceptZKProof !== 'boolean') throw bad(`requiredClaims[${i}].acceptZKProof must be a boolean`);
-      return { type: text(c.type, `requiredClaims[${i}].type`), constraints: c.constraints === undefined ? {} : object(c.constraints, `requiredClaims[${i}].constraints`), acceptZKProof: c.acceptZKProof };
+      return { type: text(c.type, `requiredClaims[${i}].type`), constraints: constraints(c.constraints, `requiredClaims[${i}].constraints`), acceptZKProof: c.acceptZKProof };
     }),
     signature: o.signature,
     fee: o.fee,
   };
+  if (o.chainId !== undefined) request.chainId = text(o.chainId, 'chainId');
+  if (o.nonce !== undefined) request.nonce = integer(o.nonce, 0, Number.MAX_SAFE_INTEGER, 'nonce');
+  if (o.validForBlocks !== undefined) request.validForBlocks = integer(o.validForBlocks, MIN_VALID_FOR_BLOCKS, MAX_VALID_FOR_BLOCKS, 'validForBlocks');
+  return request;
 }
 
 /** RFC 8785 (JCS): object keys sorted by UTF-16 code units, no whitespace, ECMAScript numbers and strings. */
@@ -157,6 +205,11 @@ export function agreementThreshold(n: number): number {
   return Math.ceil((2 * n) / 3);
 }
 
+/** Whether results satisfy every required claim: one satisfied result of its type, a zk-snark one only where ZK proofs are accepted. */
+export function requestVerified(required: readonly RequiredClaim[], claims: readonly ClaimResult[]): boolean {
+  return required.every((r) => claims.some((c) => c.type === r.type && c.satisfied && (c.proofType === 'direct' || r.acceptZKProof)));
+}
+
 /**
  * The response to `request`. `verified` is true only when every required claim has a satisfied
  * result of its type (a zk-snark result counts only where the claim accepts ZK proofs) and at
@@ -173,13 +226,11 @@ export function buildVerificationResponse(args: {
   const { request, claims } = args;
   const threshold = agreementThreshold(args.totalValidators);
   const agreed = new Set(args.validatorSignatures.map((s) => s.validator)).size;
-  const satisfied = (required: RequiredClaim) =>
-    claims.some((c) => c.type === required.type && c.satisfied && (c.proofType === 'direct' || required.acceptZKProof));
   return {
     version: '1.0',
     requestId: request.requestId,
     timestamp: args.timestamp,
-    verified: request.requiredClaims.every(satisfied) && agreed >= threshold,
+    verified: requestVerified(request.requiredClaims, claims) && agreed >= threshold,
     claims,
     validatorSignatures: args.validatorSignatures,
     consensusProof: { totalValidators: args.totalValidators, agreedValidators: agreed, threshold, roundId: args.roundId },

@@ -27,6 +27,9 @@ const TAG = {
   CredentialRegistered: 10,
   CredentialRevoked: 11,
   ValidatorQualified: 12,
+  VerificationRequested: 13,
+  VerificationAnswered: 14,
+  VerificationFinalized: 15,
 } as const;
 
 export function encodeReceipt(r: Receipt): Uint8Array {
@@ -99,6 +102,15 @@ function writeEvent(w: ByteWriter, e: ReceiptEvent): void {
     case 'ValidatorQualified':
       w.str(e.address).str(e.credential);
       return;
+    case 'VerificationRequested':
+      w.str(e.request_id).str(e.requester).str(e.subject).u64(BigInt(e.deadline_height));
+      return;
+    case 'VerificationAnswered':
+      w.str(e.request_id).str(e.validator).u16(e.answers);
+      return;
+    case 'VerificationFinalized':
+      w.str(e.request_id).u8(e.verified ? 1 : 0).u64(BigInt(e.consensus_round));
+      return;
     default:
       throw unknownEvent((e satisfies never as { type: string }).type);
   }
@@ -134,6 +146,12 @@ function readEvent(r: ByteReader): ReceiptEvent {
       return { type: 'CredentialRevoked', id: r.str(), status_list: r.u32(), status_index: r.u32() };
     case TAG.ValidatorQualified:
       return { type: 'ValidatorQualified', address: r.str(), credential: r.str() };
+    case TAG.VerificationRequested:
+      return { type: 'VerificationRequested', request_id: r.str(), requester: r.str(), subject: r.str(), deadline_height: Number(r.u64()) };
+    case TAG.VerificationAnswered:
+      return { type: 'VerificationAnswered', request_id: r.str(), validator: r.str(), answers: r.u16() };
+    case TAG.VerificationFinalized:
+      return { type: 'VerificationFinalized', request_id: r.str(), verified: r.u8() === 1, consensus_round: Number(r.u64()) };
     default:
       throw unknownEvent(String(tag));
   }

@@ -20,6 +20,7 @@ import { mountRevocationLists } from './http/routes/revocation-lists.js';
 import { mountVerifications } from './http/routes/verifications.js';
 import { mountWebhooks } from './http/routes/webhooks.js';
 import { IssuanceService } from './issuance/issuer.js';
+import { loadBbsKey } from './issuance/bbs.js';
 import { IssuerDid } from './issuance/issuer-did.js';
 import { loadServiceKey } from '../common/chain/service-key.js';
 import { Revoker } from './issuance/revocation.js';
@@ -100,9 +101,10 @@ export function createKyc(): Plugin {
       const events = metrics.countEvents(webhooks);
 
       const key = await loadServiceKey(base.db, ISSUER_KEY_TABLE, ctx.network, () => ctx.serviceKey());
+      const bbsKey = await loadBbsKey(base.db, ISSUER_KEY_TABLE, base.now);
       const tx = new TxSender({ ...base, table: ISSUER_TX_TABLE, signer: ISSUER_SIGNER }, key);
       const offers = new OfferStore(base);
-      const issuance = new IssuanceService(base, key, tx, offers);
+      const issuance = new IssuanceService(base, key, bbsKey, tx, offers);
       const images = createImageChecker({ threads: config.imageThreads });
       stops.push(() => images.close());
       const provider = config.verificationProvider ? new HttpVerificationProvider(config.verificationProvider) : undefined;

@@ -3,24 +3,19 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getGlobalConfig } from '@openid4vc/openid4vci';
 import {
-  buildDidCreate,
-  buildTransfer,
   didForPublicKey,
   generateSeed,
   keyPairFromSeed,
   onChainHashMatches,
   RevocationList,
   RpcClient,
-  signAndEncode,
-  UNIT,
   verifyCredentialProof,
-  waitForReceipt,
   type Credential,
 } from '../../node/client/index.js';
 import { keyFileFromJson } from '../../node/config/keyfile.js';
 import { startTestNode } from '../fixtures/real-node.js';
 import { refusedBy, startOutsideWallet } from './kyc/wallet.js';
-import { IssuancePlugin, passedSession } from '../plugins/kyc/issuance/harness.js';
+import { fundedSubject, IssuancePlugin, passedSession } from '../plugins/kyc/issuance/harness.js';
 
 /**
  * Credentials on chain and their OpenID4VCI redemption, on a real single-validator node: the
@@ -51,16 +46,7 @@ t.test('issuer DID, credential on chain, OpenID4VCI redemption, revocation and a
   t.match(await rpc.call('ledger_didResolve', [plugin.key.did]), { id: plugin.key.did }, 'the issuer DID resolves over JSON-RPC');
 
   // the subject: a funded account with its own DID
-  const subjectSeed = generateSeed();
-  const subject = keyPairFromSeed(subjectSeed);
-  const subjectDid = didForPublicKey(node.dev.network, subject.publicKey);
-  const send = async (unsigned: Parameters<typeof signAndEncode>[1], seed: Uint8Array) => {
-    const s = signAndEncode(node.chainId, unsigned, seed);
-    await rpc.sendTransaction(s.json);
-    return waitForReceipt(rpc, s.hash, { timeoutMs: 30_000 });
-  };
-  t.equal((await send(buildTransfer({ senderPubkey: node.dev.publicKey, nonce: await rpc.getNonce(node.dev.address), to: subjectDid.split(':')[3]!, amount: 10n * UNIT }), node.dev.seed)).status, 'success');
-  t.equal((await send(buildDidCreate({ senderPubkey: subject.publicKey, nonce: 0 }), subjectSeed)).status, 'success');
+  const { seed: subjectSeed, key: subject, did: subjectDid } = await fundedSubject(node, rpc);
 
   await t.test('a passed session gets a registered, verifiable KYCCredential', async (t) => {
     const session = passedSession('ver_one', 'org_A', subjectDid);

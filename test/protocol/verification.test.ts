@@ -21,7 +21,7 @@ const unsigned = {
   subject: { did: didForPublicKey('testnet', subject.publicKey) },
   requiredClaims: [
     { type: 'AgeVerificationCredential', constraints: { minimumAge: 18 }, acceptZKProof: true },
-    { type: 'KYCCredential', constraints: { kycLevel: 2 }, acceptZKProof: false },
+    { type: 'KYCCredential', constraints: { minimumLevel: 2 }, acceptZKProof: false },
   ],
   fee: '5000000',
 };
@@ -68,6 +68,12 @@ t.test('bad requests name the field', async (t) => {
   bad({ requiredClaims: Array(33).fill(request.requiredClaims[0]) }, /requiredClaims/);
   bad({ requiredClaims: [{ type: 'X', acceptZKProof: 'yes' }] }, /requiredClaims\[0\]\.acceptZKProof/);
   bad({ requiredClaims: [{ type: 'X', constraints: [1], acceptZKProof: true }] }, /requiredClaims\[0\]\.constraints/);
+  bad({ requiredClaims: [{ type: 'X', constraints: { kycLevel: 2 }, acceptZKProof: true }] }, /kycLevel is not a supported constraint/);
+  bad({ requiredClaims: [{ type: 'X', constraints: { minimumAge: 18.5 }, acceptZKProof: true }] }, /minimumAge must be an integer/);
+  bad({ requiredClaims: [{ type: 'X', constraints: { jurisdiction: ['de'] }, acceptZKProof: true }] }, /jurisdiction/);
+  bad({ extra: 1 }, /unknown request member "extra"/);
+  bad({ validForBlocks: 2 }, /validForBlocks must be an integer from 5/);
+  bad({ nonce: -1 }, /nonce/);
   bad({ signature: 'ab' }, /signature/);
   bad({ fee: 5 }, /fee/);
   bad({ fee: '1'.repeat(50) }, /fee is out of range/);

@@ -70,13 +70,14 @@ export class DidcommAgent {
   /**
    * A did:peer:2 agent, or with `ledgerNetwork` a did:ledger one: its DID is the address of its
    * Ed25519 key, and its key agreement key the X25519 key derived from it (`#key-x25519-1`), as the
-   * relay resolves on-chain documents (docs/relay.md, "Chain-anchored routing").
+   * relay resolves on-chain documents (docs/relay.md, "Chain-anchored routing"). `seed` fixes the
+   * Ed25519 key, for a test that also signs with it outside DIDComm (a verification request).
    */
   constructor(
     readonly resolver: AgentResolver,
-    opts: { serviceUri?: string; routingKeys?: string[]; ledgerNetwork?: string } = {},
+    opts: { serviceUri?: string; routingKeys?: string[]; ledgerNetwork?: string; seed?: Uint8Array } = {},
   ) {
-    const esk = randomBytes(32);
+    const esk = opts.seed ?? randomBytes(32);
     const epk = ed25519.getPublicKey(esk);
     const xsk = opts.ledgerNetwork ? ed25519.utils.toMontgomerySecret(esk) : randomBytes(32);
     const xpk = x25519.getPublicKey(xsk);

@@ -28,6 +28,37 @@ export function jurisdictionOf(session: Pick<VerificationSession, 'documents'>, 
   return fallback;
 }
 
+// YYYY-MM-DD, as the MRZ reader writes it (checks/mrz.ts), optionally with a time after it
+const BIRTH_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T[0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** One document's date of birth as YYYY-MM-DD; null when it is not a calendar date or is after the day of `issuedMs`. */
+export function normalizeBirthDate(value: string | undefined, issuedMs: number): string | null {
+  const m = value === undefined ? null : BIRTH_DATE.exec(value.trim());
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const at = Date.UTC(y, mo - 1, d);
+  const check = new Date(at);
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
+  // a birth after the day of issuance is a misread (the MRZ gives two digits of the year), not a fact to sign
+  if (at > Math.floor(issuedMs / 86_400_000) * 86_400_000) return null;
+  return `${m[1]}-${m[2]}-${m[3]}`;
+}
+
+/**
+ * The date of birth for the credential's BBS form (bbs.ts), from the documents that were not
+ * rejected; null when none gives one, or when they disagree: the credential states only what the
+ * documents establish.
+ */
+export function birthDateOf(session: Pick<VerificationSession, 'documents'>, issuedMs: number): string | null {
+  const dates = new Set<string>();
+  for (const d of session.documents) {
+    if (d.status === 'rejected') continue;
+    const date = normalizeBirthDate(d.extractedData.dateOfBirth, issuedMs);
+    if (date) dates.add(date);
+  }
+  return dates.size === 1 ? [...dates][0]! : null;
+}
+
 /** ISO 8601 UTC to the second, as the credential document requires */
 export const isoSecond = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 

@@ -5,9 +5,12 @@ import { toHex } from '../../../node/protocol/bytes.js';
 import { credentialHash, signCredential, withExtensions, type ValidatorSignature } from '../../../node/protocol/credential-document.js';
 import { parseCredentialId } from '../../../node/protocol/credential-id.js';
 import { parseDid } from '../../../node/protocol/did.js';
+import { KYC_BBS_MESSAGE_COUNT } from '../../../node/protocol/kyc-bbs.js';
+import type { BbsKeyPair } from '../../../node/crypto/bbs.js';
 import type { CredentialIssuance, IssuedCredential, KycBase, SessionOutcomes } from '../services.js';
 import type { VerificationSession } from '../types.js';
-import { evidenceDigest, isoSecond, jurisdictionOf, kycCredentialBody } from './credential-body.js';
+import { birthDateOf, evidenceDigest, isoSecond, jurisdictionOf, kycCredentialBody } from './credential-body.js';
+import { kycBbsForm } from './bbs.js';
 import type { ServiceKey } from '../../common/chain/service-key.js';
 import { JobStore, type IssuanceJob, type PreparedRequest } from './jobs.js';
 import type { TxSender } from '../../common/chain/tx-sender.js';
@@ -17,7 +20,9 @@ import type { TxSender } from '../../common/chain/tx-sender.js';
  * background worker prepares, signs, stores and submits each request in arrival order, follows it
  * until the validators' attesters register it, then signs the W3C credential with the ledger
  * extensions, stores it, makes its OpenID4VCI offer and reports it to the session. After a
- * restart the unfinished jobs resume from their stored state.
+ * restart the unfinished jobs resume from their stored state. Each request also registers the
+ * issuer's BBS key: the credential's BBS form (bbs.ts) is signed when the request is prepared and
+ * stored with the credential, for the holder.
  */
 
 /** Makes (or finds) the OpenID4VCI offer of a session's credential (oid4vci/). */
@@ -49,6 +54,7 @@ export class IssuanceService implements CredentialIssuance {
   constructor(
     private readonly base: KycBase,
     private readonly key: ServiceKey,
+    private readonly bbsKey: BbsKeyPair,
     private readonly tx: TxSender,
     private readonly offers: CredentialOffers,
     options: IssuanceOptions = {},
@@ -169,7 +175,9 @@ export class IssuanceService implements CredentialIssuance {
           });
           const hash = await credentialHash(body);
           const evidence = evidenceDigest(job.session);
-          prepared = { uuid, credentialId: body.id, body, hash: toHex(hash), evidenceDigest: toHex(evidence), position: at };
+          // signed now, with the key this request registers, over the body's very id and dates
+          const bbs = await kycBbsForm(this.bbsKey, body, birthDateOf(job.session, now));
+          prepared = { uuid, credentialId: body.id, body, hash: toHex(hash), evidenceDigest: toHex(evidence), bbs, position: at };
           return buildCredentialRequest({
             senderPubkey: this.key.publicKey,
             nonce,
@@ -182,6 +190,7 @@ export class IssuanceService implements CredentialIssuance {
             evidenceDigest: evidence,
             statusList: at.list,
             statusIndex: at.index,
+            bbs: { publicKey: this.bbsKey.publicKey, messageCount: KYC_BBS_MESSAGE_COUNT },
           });
         },
         // the job holds the signed request before it is submitted
@@ -244,6 +253,7 @@ export class IssuanceService implements CredentialIssuance {
         organizationId: job.organizationId,
         subjectDid: job.session.subjectDid!,
         credential,
+        ...(p.bbs ? { bbs: p.bbs } : {}),
         txHash: p.txHash,
         issuedAt: this.base.now(),
       });

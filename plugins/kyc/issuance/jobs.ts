@@ -1,6 +1,7 @@
 import type { Credential, CredentialBody } from '../../../node/protocol/credential-document.js';
 import { key, timeKey, type PluginDb, type Table } from '../../common/store/tables.js';
 import type { VerificationSession } from '../types.js';
+import type { KycBbsForm } from './bbs.js';
 
 /**
  * The durable issuance jobs (tables `iss-jobs` by session id, `iss-open` the unfinished ones in
@@ -26,6 +27,8 @@ export interface PreparedRequest {
   /** hex SHA-256 of the body (onChainHash) */
   hash: string;
   evidenceDigest: string;
+  /** the BBS form, signed with the key the request registers (absent on jobs prepared before it existed) */
+  bbs?: KycBbsForm;
   position: { list: number; index: number };
   nonce: string;
   txHash: string;
@@ -57,6 +60,8 @@ export interface StoredCredential {
   organizationId: string;
   subjectDid: string;
   credential: Credential;
+  /** for the holder only: it holds the date of birth, which is never on chain nor in a webhook */
+  bbs?: KycBbsForm;
   txHash: string;
   issuedAt: number;
   revoked?: { at: number; reason: string; txHash: string };

@@ -120,7 +120,7 @@ export class Oid4vciServer {
     };
   }
 
-  /** POST credential: the stored, signed credential of the token's offer. */
+  /** POST credential: the stored, signed credential of the token's offer, and its BBS form (`bbs`) when it has one. */
   async credential(request: RequestLike, body: Record<string, unknown>): Promise<OauthAnswer> {
     return this.answer(async () => {
       const token = await this.accessToken(request.headers.get('authorization'));
@@ -153,9 +153,11 @@ export class Oid4vciServer {
       }
       const cNonce = randomBytes(16).toString('base64url');
       await this.offers.tokens.put(token.hash, { ...token.record, cNonce, cNonceExpiresAt: this.base.now() + C_NONCE_TTL_SECONDS * 1000 });
+      // the BBS form rides beside the credential, as a parameter of our own: wallets that do not know it ignore it
+      const bbs = stored.bbs ? { bbs: stored.bbs } : {};
       const answer = byId
-        ? { credentials: [{ credential: stored.credential }] }
-        : { credential: stored.credential, format: 'ldp_vc', c_nonce: cNonce, c_nonce_expires_in: C_NONCE_TTL_SECONDS };
+        ? { credentials: [{ credential: stored.credential }], ...bbs }
+        : { credential: stored.credential, format: 'ldp_vc', c_nonce: cNonce, c_nonce_expires_in: C_NONCE_TTL_SECONDS, ...bbs };
       return { status: 200, body: answer, headers: { 'cache-control': 'no-store' } };
     });
   }

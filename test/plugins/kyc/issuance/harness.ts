@@ -1,4 +1,6 @@
 import type { AddressInfo } from 'node:net';
+import { buildDidCreate, buildTransfer, didForPublicKey, generateSeed, keyPairFromSeed, RpcClient, signAndEncode, UNIT, waitForReceipt } from '../../../../node/client/index.js';
+import type { TestNode } from '../../../fixtures/real-node.js';
 import type { RequestContext } from '../../../../node/http/server.js';
 import type { Plugin, PluginContext } from '../../../../node/plugins/types.js';
 import { noCredential } from '../../../../plugins/common/http/problems.js';
@@ -11,6 +13,8 @@ import type { KycCaller, KycLevel } from '../../../../plugins/kyc/http/auth-leve
 import { IssuerDid } from '../../../../plugins/kyc/issuance/issuer-did.js';
 import { loadServiceKey, type ServiceKey } from '../../../../plugins/common/chain/service-key.js';
 import { IssuanceService } from '../../../../plugins/kyc/issuance/issuer.js';
+import { loadBbsKey } from '../../../../plugins/kyc/issuance/bbs.js';
+import type { BbsKeyPair } from '../../../../node/crypto/bbs.js';
 import { Revoker } from '../../../../plugins/kyc/issuance/revocation.js';
 import { TxSender } from '../../../../plugins/common/chain/tx-sender.js';
 import { OfferStore } from '../../../../plugins/kyc/oid4vci/offers.js';
@@ -34,6 +38,7 @@ export class IssuancePlugin implements Plugin {
   ctx!: PluginContext;
   base!: KycBase & { config: KycConfig };
   key!: ServiceKey;
+  bbsKey!: BbsKeyPair;
   db!: PluginDb;
   tx!: TxSender;
   offers!: OfferStore;
@@ -85,6 +90,7 @@ export class IssuancePlugin implements Plugin {
       now: () => Date.now(),
     };
     this.key = await loadServiceKey(this.db, ISSUER_KEY_TABLE, ctx.network, () => ctx.serviceKey());
+    this.bbsKey = await loadBbsKey(this.db, ISSUER_KEY_TABLE);
     this.offers = new OfferStore(this.base);
     await this.startIssuance();
     this.revoker = new Revoker(this.base, this.key, this.tx, this.issuance.store, this.sink);
@@ -98,7 +104,7 @@ export class IssuancePlugin implements Plugin {
   /** The issuance worker and the DID keeper, as a fresh start of the plugin would make them. */
   async startIssuance(): Promise<void> {
     this.tx = new TxSender({ ...this.base, table: ISSUER_TX_TABLE, signer: ISSUER_SIGNER }, this.key);
-    this.issuance = new IssuanceService(this.base, this.key, this.tx, this.offers, { pollMs: 100 });
+    this.issuance = new IssuanceService(this.base, this.key, this.bbsKey, this.tx, this.offers, { pollMs: 100 });
     this.issuance.setOutcomes(this.outcomes);
     this.did = new IssuerDid(this.base, this.key, this.tx, () => this.issuance.pendingJobs(), 200);
     this.did.start();
@@ -167,4 +173,20 @@ export function passedSession(id: string, organizationId: string, subjectDid: st
     apiKeyId: `key_${organizationId}`,
     tokenHash: '00'.repeat(32),
   };
+}
+
+/** A subject with its own DID on the node's chain, funded by the dev key: a credential's holder. */
+export async function fundedSubject(node: TestNode, rpc: RpcClient) {
+  const seed = generateSeed();
+  const key = keyPairFromSeed(seed);
+  const did = didForPublicKey(node.dev.network, key.publicKey);
+  const send = async (unsigned: Parameters<typeof signAndEncode>[1], signer: Uint8Array) => {
+    const s = signAndEncode(node.chainId, unsigned, signer);
+    await rpc.sendTransaction(s.json);
+    const receipt = await waitForReceipt(rpc, s.hash, { timeoutMs: 30_000 });
+    if (receipt.status !== 'success') throw new Error(`setting up the subject failed: ${receipt.status}`);
+  };
+  await send(buildTransfer({ senderPubkey: node.dev.publicKey, nonce: await rpc.getNonce(node.dev.address), to: did.split(':')[3]!, amount: 10n * UNIT }), node.dev.seed);
+  await send(buildDidCreate({ senderPubkey: key.publicKey, nonce: 0 }), seed);
+  return { seed, key, did };
 }

@@ -1,0 +1,124 @@
+import { blake3 } from '../crypto/hash.js';
+import { ADDRESS_LENGTH } from './address.js';
+import { ByteReader, ByteWriter, concatBytes, utf8 } from './bytes.js';
+import type { UnsignedVerificationRequest } from './payload-types.js';
+import { STATE_PREFIX } from './records.js';
+import { readClaims, writeClaims } from './verification-answer.js';
+import { canonicalJson, MAX_CLAIMS, parseVerificationRequest, type ClaimResult } from './verification.js';
+
+/**
+ * Verification state (docs/protocol.md, "Verification state"): a request, the answers of its
+ * committee and its outcome are one record under `0x0c ‖ BLAKE3(requestId)`; the subject's index
+ * is `0x0d ‖ subject[20] ‖ BLAKE3(requestId)`, listed by the node (execution never lists).
+ * Only the request (which names DIDs and claim types, no personal data), hashes, claim outcomes
+ * and signatures are stored.
+ */
+
+export type VerificationStatus = 'pending' | 'final' | 'expired';
+const STATUSES: readonly VerificationStatus[] = ['pending', 'final', 'expired'];
+
+export interface StoredAnswer {
+  validator: Uint8Array;
+  presentationHash: Uint8Array;
+  claims: ClaimResult[];
+  signature: Uint8Array;
+}
+
+export interface VerificationOutcome {
+  verified: boolean;
+  /** the answers that agreed, by index in `answers` */
+  agreed: number[];
+  /** the block that made the response final */
+  height: number;
+  round: number;
+  finalMs: number;
+}
+
+export interface VerificationRecord {
+  request: UnsignedVerificationRequest;
+  signature: Uint8Array;
+  requester: Uint8Array;
+  subject: Uint8Array;
+  /** the request's fee, held until the response is final (to the agreeing members) or it expires (back) */
+  fee: bigint;
+  status: VerificationStatus;
+  requestHeight: number;
+  /** block time of the block that accepted the request: the "now" of every member's check */
+  requestMs: number;
+  /** the last height at which an answer counts */
+  deadlineHeight: number;
+  seed: Uint8Array;
+  threshold: number;
+  /** how many validators the committee is drawn to hold: min(n, 21) */
+  committeeSize: number;
+  answers: StoredAnswer[];
+  outcome?: VerificationOutcome;
+  txHash: Uint8Array;
+}
+
+/** BLAKE3 of the request id: every key and the committee seed start from it. */
+export function requestKeyOf(requestId: string): Uint8Array {
+  return blake3(utf8(requestId));
+}
+
+export function verificationKey(requestKey: Uint8Array): Uint8Array {
+  return concatBytes(Uint8Array.of(STATE_PREFIX.verification), requestKey);
+}
+
+export function verificationBySubjectKey(subject: Uint8Array, requestKey: Uint8Array): Uint8Array {
+  return concatBytes(Uint8Array.of(STATE_PREFIX.verificationBySubject), subject, requestKey);
+}
+
+/**
+ * str request (JCS) ‖ signature[64] ‖ requester[20] ‖ subject[20] ‖ fee u128 ‖ status u8
+ * ‖ request_height u64 ‖ request_ms u64 ‖ deadline u64 ‖ seed[32] ‖ threshold u16 ‖ committee u16
+ * ‖ u16 n ‖ n × (validator[20] ‖ presentation_hash[32] ‖ claims ‖ signature[64])
+ * ‖ outcome u8 (0 | 1 ‖ verified u8 ‖ height u64 ‖ round u64 ‖ final_ms u64 ‖ u16 k ‖ k × u16 index) ‖ tx_hash[32]
+ */
+export function encodeVerification(v: VerificationRecord): Uint8Array {
+  const w = new ByteWriter().str(canonicalJson(v.request)).bytes(v.signature).bytes(v.requester).bytes(v.subject).u128(v.fee).u8(STATUSES.indexOf(v.status));
+  w.u64(BigInt(v.requestHeight)).u64(BigInt(v.requestMs)).u64(BigInt(v.deadlineHeight)).bytes(v.seed).u16(v.threshold).u16(v.committeeSize).u16(v.answers.length);
+  for (const a of v.answers) writeClaims(w.bytes(a.validator).bytes(a.presentationHash), a.claims).bytes(a.signature);
+  if (v.outcome) {
+    const o = v.outcome;
+    w.u8(1).u8(o.verified ? 1 : 0).u64(BigInt(o.height)).u64(BigInt(o.round)).u64(BigInt(o.finalMs)).u16(o.agreed.length);
+    for (const i of o.agreed) w.u16(i);
+  } else w.u8(0);
+  return w.bytes(v.txHash).finish();
+}
+
+export function decodeVerification(bytes: Uint8Array): VerificationRecord {
+  const r = new ByteReader(bytes);
+  const { signature: _placeholder, ...request } = parseVerificationRequest({ ...(JSON.parse(r.str()) as object), signature: '0'.repeat(128) });
+  const v: VerificationRecord = {
+    request: request as UnsignedVerificationRequest,
+    signature: r.bytes(64),
+    requester: r.bytes(ADDRESS_LENGTH),
+    subject: r.bytes(ADDRESS_LENGTH),
+    fee: r.u128(),
+    status: STATUSES[r.u8()] ?? 'pending',
+    requestHeight: Number(r.u64()),
+    requestMs: Number(r.u64()),
+    deadlineHeight: Number(r.u64()),
+    seed: r.bytes(32),
+    threshold: r.u16(),
+    committeeSize: r.u16(),
+    answers: [],
+    txHash: new Uint8Array(0),
+  };
+  for (let n = r.u16(), i = 0; i < n; i++) {
+    v.answers.push({ validator: r.bytes(ADDRESS_LENGTH), presentationHash: r.bytes(32), claims: readClaims(r, MAX_CLAIMS), signature: r.bytes(64) });
+  }
+  if (r.u8() === 1) {
+    const verified = r.u8() === 1;
+    const height = Number(r.u64());
+    const round = Number(r.u64());
+    const finalMs = Number(r.u64());
+    const agreed: number[] = [];
+    for (let k = r.u16(), i = 0; i < k; i++) agreed.push(r.u16());
+    v.outcome = { verified, agreed, height, round, finalMs };
+  }
+  v.txHash = r.bytes(32);
+  r.end();
+  return v;
+}
