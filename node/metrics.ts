@@ -25,6 +25,10 @@ export interface NodeMetrics {
   txResent: Counter;
   /** this validator's attester, by outcome: sent, skipped (not owed), failed */
   attestations: Counter<'result'>;
+  /** this validator's answers to verification requests, by outcome: answered, refused, skipped, failed */
+  verificationAnswers: Counter<'result'>;
+  /** presentations this node took in, by source: rpc, peer, duplicate, refused */
+  presentations: Counter<'source'>;
   /** JSON-RPC busy answers (-32010), by reason (rpc/errors.ts BUSY_REASONS) */
   rpcBusy: Counter<'reason'>;
 }
@@ -118,6 +122,18 @@ export function createMetrics(deps: {
       name: 'ledger_attestations_total',
       help: 'credential requests this validator handled: attestation sent, skipped (not selected, not a member, already done) or failed',
       labelNames: ['result'],
+      registers: [registry],
+    }),
+    verificationAnswers: new Counter({
+      name: 'ledger_verification_answers_total',
+      help: 'presentations this validator handled: answered on chain, refused (not the subject\'s, over-disclosing), skipped (not selected, already answered, request closed) or failed',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    presentations: new Counter({
+      name: 'ledger_presentations_total',
+      help: 'presentations this node took in: from its RPC, from a peer, a duplicate already relayed, or refused by the precheck',
+      labelNames: ['source'],
       registers: [registry],
     }),
     rpcBusy: new Counter({

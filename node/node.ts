@@ -19,6 +19,7 @@ import { bytesEqual, toHex } from './protocol/bytes.js';
 import type { Block } from './protocol/block.js';
 import { parseGenesis } from './protocol/genesis.js';
 import { parseJson } from './protocol/json.js';
+import { startVerificationService } from './verification/service.js';
 import { Attester } from './attestation/attester.js';
 import { HeadSignal } from './plugins/block-stream.js';
 import { PluginHost, type PluginState } from './plugins/host.js';
@@ -177,6 +178,17 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
       app.on('committed', (c: CommittedBlock) => attester.onCommitted(c));
       attester.resume(await pendingCredentialRequests(store));
     } else log.info('automatic attestation is off (attestation.auto = false): this validator attests only what its operator sends');
+    const presentations = startVerificationService({
+      chainId: genesis.chainId,
+      network: genesis.network,
+      store,
+      mempool,
+      p2p: network,
+      pool: verifier,
+      key,
+      metrics,
+      log: log.child({ module: 'verification' }),
+    });
     engine.on('fault', (err: unknown) => log.error({ err }, 'consensus fault'));
     engine.on('rejected', (e: { block: Block; error: unknown; from?: Uint8Array }) => {
       const err = e.error as { code?: string; kind?: string; message?: string; data?: unknown };
@@ -202,6 +214,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
         verifier,
         evidence: () => engine.evidence(),
         consensus: () => engine.status(),
+        presentations,
       }),
       maxBatch: config.rpc.maxBatch,
       maxBodyBytes: config.rpc.maxBodyBytes,

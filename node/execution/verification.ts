@@ -81,7 +81,7 @@ export async function verificationAnswer(state: StateOverlay, ctx: TxContext, se
   const set = await readValidatorSet(state);
   const member = set?.validators.find((m) => bytesEqual(m.address, validator));
   if (!set || !member) return { failure: `${formatAddress(validator)} is not in the current validator set` };
-  if (v.answers.some((a) => bytesEqual(a.validator, validator))) return { failure: `${formatAddress(validator)} already answered verification request ${p.requestId}` };
+  if (v.answers.some((a) => bytesEqual(a.publicKey, senderPubkey))) return { failure: `${formatAddress(validator)} already answered verification request ${p.requestId}` };
   const beta = ecvrfVerifyCached(senderPubkey, v.seed, p.vrfProof);
   if (!beta) return { failure: `the VRF proof does not verify for the seed of verification request ${p.requestId}` };
   const total = set.validators.reduce((n, m) => n + m.weight, 0n);
@@ -92,7 +92,7 @@ export async function verificationAnswer(state: StateOverlay, ctx: TxContext, se
   }
   if (!verifyAnswer(senderPubkey, p.signature, ctx.chainId, p.requestId, p.presentationHash, p.claims)) return { failure: 'the answer signature does not verify over its claim results' };
 
-  v.answers.push({ validator, presentationHash: p.presentationHash, claims: p.claims, signature: p.signature });
+  v.answers.push({ publicKey: senderPubkey, presentationHash: p.presentationHash, claims: p.claims, signature: p.signature });
   const events: ReceiptEvent[] = [{ type: 'VerificationAnswered', request_id: p.requestId, validator: formatAddress(validator), answers: v.answers.length }];
   // members agree when they signed the same bytes: the same presentation and the same results
   const mine = agreementKey(v.answers.at(-1)!);
@@ -101,7 +101,7 @@ export async function verificationAnswer(state: StateOverlay, ctx: TxContext, se
     const verified = requestVerified(v.request.requiredClaims, p.claims);
     v.status = 'final';
     v.outcome = { verified, agreed, height: ctx.height, round: ctx.round, finalMs: ctx.timestampMs };
-    await payMembers(state, v.fee, agreed.map((i) => v.answers[i]!.validator));
+    await payMembers(state, v.fee, agreed.map((i) => addressBytesFromPublicKey(v.answers[i]!.publicKey)));
     events.push({ type: 'VerificationFinalized', request_id: p.requestId, verified, consensus_round: ctx.round });
   }
   writeVerification(state, key, v);

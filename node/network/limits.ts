@@ -10,6 +10,8 @@ import { MAX_SYNC_RESPONSE_BYTES } from '../consensus/codec.js';
 export const MAX_CONSENSUS_FRAME_BYTES = MAX_SYNC_RESPONSE_BYTES + 1024 * 1024;
 /** The largest transaction batch frame; senders keep batches under MAX_TX_BATCH_BYTES (tx-batch.ts). */
 export const MAX_TX_FRAME_BYTES = 2 * 1024 * 1024;
+/** One presentation (node/verification/presentation.ts caps its JSON at 64 KiB), with room for framing. */
+export const MAX_PRESENTATION_FRAME_BYTES = 80 * 1024;
 
 export interface PeerLimits {
   /** largest consensus frame (a proposal with a full block, or a sync answer) */
@@ -20,6 +22,8 @@ export interface PeerLimits {
   consensusBytesPerSecond: number;
   txFramesPerSecond: number;
   txBytesPerSecond: number;
+  presentationFramesPerSecond: number;
+  presentationBytesPerSecond: number;
   /** score at or below which a peer is banned (penalties subtract; the score starts at 0) */
   banThreshold: number;
   banMs: number;
@@ -38,6 +42,9 @@ export const DEFAULT_PEER_LIMITS: Readonly<PeerLimits> = Object.freeze({
   consensusBytesPerSecond: 64 * 1024 * 1024,
   txFramesPerSecond: 1_000,
   txBytesPerSecond: 16 * 1024 * 1024,
+  // a presentation is one frame; a subject presents once per request
+  presentationFramesPerSecond: 500,
+  presentationBytesPerSecond: 8 * 1024 * 1024,
   banThreshold: -100,
   banMs: 60_000,
   recoveryPerSecond: 1,

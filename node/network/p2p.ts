@@ -11,7 +11,7 @@ import { encodeFrame } from './framing.js';
 import { createHost } from './host.js';
 import { addressOfPeer } from './identity.js';
 import { readFrames } from './inbound.js';
-import { DEFAULT_PEER_LIMITS, PENALTY, PeerScores, type PeerLimits } from './limits.js';
+import { DEFAULT_PEER_LIMITS, MAX_PRESENTATION_FRAME_BYTES, PENALTY, PeerScores, type PeerLimits } from './limits.js';
 import { Outbound } from './outbound.js';
 import { newPeer, peerInfo, type Kind, type Peer, type PeerInfo } from './peer.js';
 import { decodeTxBatch, encodeTxBatches, TxBatcher, type QueuedTx } from './tx-batch.js';
@@ -71,6 +71,7 @@ export class P2PNetwork extends EventEmitter {
   private readonly protocols: Record<Kind, string>;
   private consensusHandler: ((from: Uint8Array, msg: ConsensusMessage) => void) | undefined;
   private txHandler: ((txs: Uint8Array[], from: Uint8Array) => void | Promise<void>) | undefined;
+  private presentationHandler: ((presentation: Uint8Array, from: Uint8Array) => void) | undefined;
   private readonly txs: TxBatcher;
   private readonly stopper = new AbortController();
   private readonly s: NetworkStats = { framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, penalties: 0, bans: 0, dropped: {} };
@@ -83,7 +84,7 @@ export class P2PNetwork extends EventEmitter {
     super();
     this.scores = new PeerScores(limits);
     this.txs = new TxBatcher(MAX_QUEUED_BYTES, (queue) => this.flushTxs(queue), (reason) => this.drop(reason));
-    this.protocols = { consensus: `/ledger/${o.chainId}/consensus/1`, tx: `/ledger/${o.chainId}/tx/1` };
+    this.protocols = { consensus: `/ledger/${o.chainId}/consensus/1`, tx: `/ledger/${o.chainId}/tx/1`, presentation: `/ledger/${o.chainId}/presentation/1` };
     this.consensus = {
       broadcast: (msg) => {
         if (this.peersByKey.size === 0) return;
@@ -152,6 +153,22 @@ export class P2PNetwork extends EventEmitter {
     if (!this.stopper.signal.aborted) this.txs.add(txs, to);
   }
 
+  onPresentation(handler: (presentation: Uint8Array, from: Uint8Array) => void): void {
+    this.presentationHandler = handler;
+  }
+
+  /** Sends one encoded presentation to every connected peer but `except`; returns how many it went to. */
+  sendPresentation(bytes: Uint8Array, except?: Uint8Array): number {
+    const frame = this.frame('presentation', bytes);
+    let sent = 0;
+    for (const p of this.peersByKey.values()) {
+      if (except && bytesEqual(p.address, except)) continue;
+      this.send(p, 'presentation', frame);
+      sent++;
+    }
+    return frame ? sent : 0;
+  }
+
   /** Lowers a peer's score for bad content; at the threshold it is disconnected and banned. */
   penalize(address: Uint8Array, reason: string, weight: number = PENALTY.default): void {
     const key = toHex(address);
@@ -174,7 +191,7 @@ export class P2PNetwork extends EventEmitter {
   }
 
   private async start(): Promise<void> {
-    for (const kind of ['consensus', 'tx'] as const) {
+    for (const kind of ['consensus', 'tx', 'presentation'] as const) {
       await this.node.handle(this.protocols[kind], (stream, conn) => this.read(kind, stream, conn), { maxInboundStreams: MAX_INBOUND_STREAMS });
     }
     this.node.addEventListener('connection:open', (e) => void this.track(e.detail));
@@ -241,7 +258,7 @@ export class P2PNetwork extends EventEmitter {
   private frame(kind: Kind, payload: Uint8Array): Uint8Array | undefined {
     if (this.stopper.signal.aborted) return undefined;
     // the codec refuses any consensus message above MAX_SYNC_RESPONSE_BYTES
-    const cap = kind === 'consensus' ? Math.min(this.limits.maxConsensusFrameBytes, MAX_SYNC_RESPONSE_BYTES) : this.limits.maxTxFrameBytes;
+    const cap = kind === 'consensus' ? Math.min(this.limits.maxConsensusFrameBytes, MAX_SYNC_RESPONSE_BYTES) : kind === 'tx' ? this.limits.maxTxFrameBytes : MAX_PRESENTATION_FRAME_BYTES;
     if (payload.length <= cap) return encodeFrame(payload);
     // the peer would reset the stream or fail to decode it, and penalize us
     this.o.log.warn({ kind, size: payload.length, cap }, 'not sending a message above the size cap');
@@ -288,7 +305,7 @@ export class P2PNetwork extends EventEmitter {
     const peer = this.track(conn);
     if (!peer) return stream.abort(new Error('refused peer'));
     readFrames(stream, {
-      maxFrameBytes: kind === 'consensus' ? this.limits.maxConsensusFrameBytes : this.limits.maxTxFrameBytes,
+      maxFrameBytes: kind === 'consensus' ? this.limits.maxConsensusFrameBytes : kind === 'tx' ? this.limits.maxTxFrameBytes : MAX_PRESENTATION_FRAME_BYTES,
       frames: peer.frames[kind],
       bytes: peer.bytes[kind],
       stopped: () => this.stopper.signal.aborted,
@@ -321,6 +338,14 @@ export class P2PNetwork extends EventEmitter {
         this.consensusHandler?.(from, msg);
       } catch (err) {
         this.o.log.error({ err, type: msg.type }, 'consensus message handler failed');
+      }
+      return;
+    }
+    if (kind === 'presentation') {
+      try {
+        this.presentationHandler?.(frame, from);
+      } catch (err) {
+        this.o.log.error({ err }, 'presentation handler failed');
       }
       return;
     }

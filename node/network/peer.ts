@@ -4,7 +4,8 @@ import type { Outbound } from './outbound.js';
 
 /** One connected peer: all its connections, its outbound streams and its inbound rate limits. */
 
-export type Kind = 'consensus' | 'tx';
+/** consensus messages, transaction batches, and subjects' presentations on their way to a committee */
+export type Kind = 'consensus' | 'tx' | 'presentation';
 
 export interface Peer {
   /** hex of the address */
@@ -30,9 +31,17 @@ export function newPeer(o: { key: string; address: Uint8Array; conn: Connection;
     address: o.address,
     peerId: o.conn.remotePeer,
     conns: new Set([o.conn]),
-    out: { consensus: o.outbound('consensus'), tx: o.outbound('tx') },
-    frames: { consensus: new TokenBucket(l.consensusFramesPerSecond, now), tx: new TokenBucket(l.txFramesPerSecond, now) },
-    bytes: { consensus: new TokenBucket(l.consensusBytesPerSecond, now), tx: new TokenBucket(l.txBytesPerSecond, now) },
+    out: { consensus: o.outbound('consensus'), tx: o.outbound('tx'), presentation: o.outbound('presentation') },
+    frames: {
+      consensus: new TokenBucket(l.consensusFramesPerSecond, now),
+      tx: new TokenBucket(l.txFramesPerSecond, now),
+      presentation: new TokenBucket(l.presentationFramesPerSecond, now),
+    },
+    bytes: {
+      consensus: new TokenBucket(l.consensusBytesPerSecond, now),
+      tx: new TokenBucket(l.txBytesPerSecond, now),
+      presentation: new TokenBucket(l.presentationBytesPerSecond, now),
+    },
   };
 }
 

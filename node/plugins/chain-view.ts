@@ -8,6 +8,8 @@ import type { RevocationList } from '../protocol/revocation-list.js';
 import type { Account, DidRecord, ValidatorRecord } from '../protocol/records.js';
 import type { Transaction } from '../protocol/transaction.js';
 import type { ChainStore } from '../state/chain-store.js';
+import { responseFromRecord, type LedgerVerificationResponse } from '../protocol/verification-response.js';
+import { MAX_LISTED_REQUESTS, statusFilter, verificationRequestView, type VerificationRequestView, type VerificationStatusFilter } from '../rpc/ledger/verification-view.js';
 
 /** What a plugin may read of committed state: lookups only, never a write path. */
 export interface ChainView {
@@ -35,6 +37,12 @@ export interface ChainView {
   resolveDid(identifier: Uint8Array): Promise<DidDocumentRpc | null>;
   /** the DID's recovery policy and pending recovery as ledger_getRecoveryPolicy returns them, or null */
   recoveryPolicy(identifier: Uint8Array): Promise<RecoveryPolicyRpc | null>;
+  /** the subject's verification requests as ledger_getVerificationRequests returns them, newest first */
+  verificationRequests(subject: Uint8Array, status: VerificationStatusFilter): Promise<VerificationRequestView[]>;
+  /** one request as ledger_getVerificationRequest returns it, or null */
+  verificationRequest(requestId: string): Promise<VerificationRequestView | null>;
+  /** the response as ledger_getVerificationResponse returns it: null while pending or unknown */
+  verificationResponse(requestId: string): Promise<LedgerVerificationResponse | null>;
 }
 
 export function chainView(store: ChainStore, network: string): ChainView {
@@ -68,6 +76,15 @@ export function chainView(store: ChainStore, network: string): ChainView {
     recoveryPolicy: async (identifier) => {
       const found = await store.dids.recovery(identifier);
       return found ? recoveryPolicyRpc(network, found.policy, found.pending) : null;
+    },
+    verificationRequests: async (subject, status) => (await store.verifications.bySubject(subject, statusFilter(status), MAX_LISTED_REQUESTS)).map(verificationRequestView),
+    verificationRequest: async (requestId) => {
+      const v = await store.verifications.get(requestId);
+      return v ? verificationRequestView(v) : null;
+    },
+    verificationResponse: async (requestId) => {
+      const v = await store.verifications.get(requestId);
+      return (v && responseFromRecord(v, store.chainId)) ?? null;
     },
   };
 }

@@ -18,7 +18,8 @@ export type VerificationStatus = 'pending' | 'final' | 'expired';
 const STATUSES: readonly VerificationStatus[] = ['pending', 'final', 'expired'];
 
 export interface StoredAnswer {
-  validator: Uint8Array;
+  /** the member's Ed25519 key: its address derives from it, and an offline check needs it */
+  publicKey: Uint8Array;
   presentationHash: Uint8Array;
   claims: ClaimResult[];
   signature: Uint8Array;
@@ -72,13 +73,13 @@ export function verificationBySubjectKey(subject: Uint8Array, requestKey: Uint8A
 /**
  * str request (JCS) ‖ signature[64] ‖ requester[20] ‖ subject[20] ‖ fee u128 ‖ status u8
  * ‖ request_height u64 ‖ request_ms u64 ‖ deadline u64 ‖ seed[32] ‖ threshold u16 ‖ committee u16
- * ‖ u16 n ‖ n × (validator[20] ‖ presentation_hash[32] ‖ claims ‖ signature[64])
+ * ‖ u16 n ‖ n × (public_key[32] ‖ presentation_hash[32] ‖ claims ‖ signature[64])
  * ‖ outcome u8 (0 | 1 ‖ verified u8 ‖ height u64 ‖ round u64 ‖ final_ms u64 ‖ u16 k ‖ k × u16 index) ‖ tx_hash[32]
  */
 export function encodeVerification(v: VerificationRecord): Uint8Array {
   const w = new ByteWriter().str(canonicalJson(v.request)).bytes(v.signature).bytes(v.requester).bytes(v.subject).u128(v.fee).u8(STATUSES.indexOf(v.status));
   w.u64(BigInt(v.requestHeight)).u64(BigInt(v.requestMs)).u64(BigInt(v.deadlineHeight)).bytes(v.seed).u16(v.threshold).u16(v.committeeSize).u16(v.answers.length);
-  for (const a of v.answers) writeClaims(w.bytes(a.validator).bytes(a.presentationHash), a.claims).bytes(a.signature);
+  for (const a of v.answers) writeClaims(w.bytes(a.publicKey).bytes(a.presentationHash), a.claims).bytes(a.signature);
   if (v.outcome) {
     const o = v.outcome;
     w.u8(1).u8(o.verified ? 1 : 0).u64(BigInt(o.height)).u64(BigInt(o.round)).u64(BigInt(o.finalMs)).u16(o.agreed.length);
@@ -107,7 +108,7 @@ export function decodeVerification(bytes: Uint8Array): VerificationRecord {
     txHash: new Uint8Array(0),
   };
   for (let n = r.u16(), i = 0; i < n; i++) {
-    v.answers.push({ validator: r.bytes(ADDRESS_LENGTH), presentationHash: r.bytes(32), claims: readClaims(r, MAX_CLAIMS), signature: r.bytes(64) });
+    v.answers.push({ publicKey: r.bytes(32), presentationHash: r.bytes(32), claims: readClaims(r, MAX_CLAIMS), signature: r.bytes(64) });
   }
   if (r.u8() === 1) {
     const verified = r.u8() === 1;

@@ -3,6 +3,7 @@ import { invalid } from '../errors.js';
 import { amountFromJson, UNIT } from './amount.js';
 import { concatBytes, fromHex, toHex, utf8 } from './bytes.js';
 import { parseDid } from './did.js';
+import { MAX_JURISDICTIONS, MAX_MINIMUM_AGE, readConstraints, SUPPORTED_CONSTRAINT_KEYS } from './verification-constraints.js';
 
 /**
  * Verification requests and responses (seed 002): a relying party asks whether a subject holds
@@ -79,9 +80,6 @@ const MAX_TEXT = 256;
 export const DEFAULT_VALID_FOR_BLOCKS = 300;
 export const MIN_VALID_FOR_BLOCKS = 5;
 export const MAX_VALID_FOR_BLOCKS = 10_000;
-/** the constraints a committee can check; any other key is refused, never ignored */
-export const SUPPORTED_CONSTRAINTS = ['minimumAge', 'minimumLevel', 'jurisdiction'] as const;
-const ALPHA2 = /^[A-Z]{2}$/;
 const REQUEST_KEYS = new Set(['version', 'requestId', 'timestamp', 'requester', 'subject', 'requiredClaims', 'signature', 'fee', 'chainId', 'nonce', 'validForBlocks']);
 
 function bad(message: string) {
@@ -112,19 +110,24 @@ function integer(v: unknown, min: number, max: number, what: string): number {
   return v as number;
 }
 
+const CONSTRAINT_FORMS: Record<string, string> = {
+  minimumAge: `an integer from 0 to ${MAX_MINIMUM_AGE}`,
+  minimumLevel: 'an integer from 1 to 3',
+  jurisdiction: `an ISO 3166 alpha-2 code or a list of 1 to ${MAX_JURISDICTIONS} of them`,
+};
+
 /** Each constraint checked for its form; a key no committee can check is refused. */
 function constraints(v: unknown, what: string): Record<string, unknown> {
   if (v === undefined) return {};
   const c = object(v, what);
-  for (const [key, value] of Object.entries(c)) {
-    if (key === 'minimumAge') integer(value, 0, 150, `${what}.minimumAge`);
-    else if (key === 'minimumLevel') integer(value, 1, 3, `${what}.minimumLevel`);
-    else if (key === 'jurisdiction') {
-      const list = Array.isArray(value) ? value : [value];
-      if (list.length === 0 || list.length > 64 || !list.every((j) => typeof j === 'string' && ALPHA2.test(j))) {
-        throw bad(`${what}.jurisdiction must be an ISO 3166 alpha-2 code or a list of 1 to 64 of them`);
-      }
-    } else throw bad(`${what}.${key} is not a supported constraint; supported: ${SUPPORTED_CONSTRAINTS.join(', ')}`);
+  const { problem } = readConstraints(c);
+  if (problem?.startsWith('unsupported_constraint:')) {
+    const key = problem.slice('unsupported_constraint:'.length);
+    throw bad(`${what}.${key} is not a supported constraint; supported: ${SUPPORTED_CONSTRAINT_KEYS.join(', ')}`);
+  }
+  if (problem) {
+    const key = problem.slice('invalid_constraint:'.length);
+    throw bad(`${what}.${key} must be ${CONSTRAINT_FORMS[key]}`);
   }
   return c;
 }

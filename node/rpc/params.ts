@@ -221,3 +221,15 @@ export function object<S extends Shape>(shape: S): Validator<ShapeValue<S>> {
     },
   };
 }
+
+/** Any JSON object, checked by the method itself (the request body limit bounds its size). */
+export function jsonObject(): Validator<Record<string, unknown>> {
+  const expected = 'a JSON object';
+  return {
+    expected,
+    check(value) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ParamIssue('', expected);
+      return value as Record<string, unknown>;
+    },
+  };
+}

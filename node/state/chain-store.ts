@@ -1,3 +1,4 @@
+import { VerificationRepository } from './verification-repository.js';
 import { CredentialRepository } from './credential-repository.js';
 import { LedgerError } from '../errors.js';
 import type { StateChange, StateReader } from '../execution/overlay.js';
@@ -59,6 +60,7 @@ export class ChainStore {
   readonly validators: ValidatorRepository;
   readonly dids: DidRepository;
   readonly credentials: CredentialRepository;
+  readonly verifications: VerificationRepository;
   readonly blocks: BlockRepository;
   readonly receipts: ReceiptRepository;
   readonly txIndex: TxIndexRepository;
@@ -80,6 +82,7 @@ export class ChainStore {
     this.validators = new ValidatorRepository(this.state, db.state);
     this.dids = new DidRepository(this.state);
     this.credentials = new CredentialRepository(this.state, db.state);
+    this.verifications = new VerificationRepository(this.state, db.state);
     this.blocks = new BlockRepository(db.blocks, db.seq, db.height);
     this.receipts = new ReceiptRepository(db.receipts);
     this.txIndex = new TxIndexRepository(db.txIndex);

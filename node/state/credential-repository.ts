@@ -7,6 +7,15 @@ import { STATE_PREFIX } from '../protocol/records.js';
 import { REVOCATION_LIST_ENTRIES, RevocationList } from '../protocol/revocation-list.js';
 import type { BinarySublevel } from './db.js';
 
+/** The keys that start with `prefix`: the smallest key above them all is the prefix plus one, carrying (a type byte never overflows). */
+export function prefixRange(prefix: Uint8Array): { gte: Uint8Array; lt: Uint8Array } {
+  const upper = Uint8Array.from(prefix);
+  let i = upper.length - 1;
+  while (upper[i] === 0xff) upper[i--] = 0;
+  upper[i]!++;
+  return { gte: prefix, lt: upper };
+}
+
 /** Credential state as the node reads it: by id, by issuer and subject (prefix scans of committed state), and revocation lists. */
 export class CredentialRepository {
   constructor(
@@ -42,13 +51,8 @@ export class CredentialRepository {
   }
 
   private async scan(prefix: Uint8Array): Promise<CredentialRecord[]> {
-    const upper = Uint8Array.from(prefix);
-    // the smallest key above every key with this prefix: add one, carrying (the type byte never overflows)
-    let i = upper.length - 1;
-    while (upper[i] === 0xff) upper[i--] = 0;
-    upper[i]!++;
     const out: CredentialRecord[] = [];
-    for await (const key of this.stateDb.keys({ gte: prefix, lt: upper })) {
+    for await (const key of this.stateDb.keys(prefixRange(prefix))) {
       const record = await this.get(key.subarray(key.length - CREDENTIAL_ID_LENGTH));
       if (record) out.push(record);
     }

@@ -69,7 +69,7 @@ t.test('bad requests name the field', async (t) => {
   bad({ requiredClaims: [{ type: 'X', acceptZKProof: 'yes' }] }, /requiredClaims\[0\]\.acceptZKProof/);
   bad({ requiredClaims: [{ type: 'X', constraints: [1], acceptZKProof: true }] }, /requiredClaims\[0\]\.constraints/);
   bad({ requiredClaims: [{ type: 'X', constraints: { kycLevel: 2 }, acceptZKProof: true }] }, /kycLevel is not a supported constraint/);
-  bad({ requiredClaims: [{ type: 'X', constraints: { minimumAge: 18.5 }, acceptZKProof: true }] }, /minimumAge must be an integer/);
+  bad({ requiredClaims: [{ type: 'X', constraints: { minimumAge: 18.5 }, acceptZKProof: true }] }, /minimumAge must be an integer from 0 to 150/);
   bad({ requiredClaims: [{ type: 'X', constraints: { jurisdiction: ['de'] }, acceptZKProof: true }] }, /jurisdiction/);
   bad({ extra: 1 }, /unknown request member "extra"/);
   bad({ validForBlocks: 2 }, /validForBlocks must be an integer from 5/);

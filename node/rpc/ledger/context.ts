@@ -3,6 +3,7 @@ import type { Evidence } from '../../consensus/types.js';
 import type { Mempool } from '../../mempool/index.js';
 import type { ChainStore } from '../../state/chain-store.js';
 import type { VerifyPool } from '../verification/pool.js';
+import type { Presentation } from '../../verification/presentation.js';
 
 /** What the `ledger_*` methods read and where they submit. */
 export interface RpcContext {
@@ -19,4 +20,6 @@ export interface RpcContext {
   evidence: () => Evidence[];
   /** the consensus engine's status; undefined where no engine runs */
   consensus?: () => ConsensusStatus;
+  /** hands a subject's checked presentation to the committee (node/verification/intake.ts); undefined without a network */
+  presentations?: { submit(p: Presentation): { peers: number; answeringHere: boolean } };
 }

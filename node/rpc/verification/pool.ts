@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { consistentShape, verifyBbsProof, type BbsProofInput } from '../../crypto/bbs.js';
 import { LedgerError } from '../../errors.js';
-import type { VerifyTask } from './worker.js';
+import run, { type VerifyTask } from './worker.js';
+import type { Credential } from '../../protocol/credential-document.js';
 
 /**
  * Where expensive RPC verification runs (docs/rpc.md, "Expensive verification"): a bounded pool
@@ -30,6 +31,10 @@ export interface VerifyPoolStats {
 export interface VerifyPool {
   /** Verifies a BBS proof; `cost` is its price in work units (cost.ts). Malformed input is false at once. */
   verifyBbs(input: BbsProofInput, cost: number): Promise<boolean>;
+  /** Verifies a W3C credential's Ed25519Signature2020 proof under the issuer's key. */
+  verifyCredentialProof(credential: Credential, issuerKey: Uint8Array): Promise<boolean>;
+  /** The credential's SHA-256 hash as registered on chain. */
+  credentialHash(credential: Credential): Promise<Uint8Array>;
   stats(): VerifyPoolStats;
   close(): Promise<void>;
 }
@@ -38,6 +43,9 @@ export interface VerifyPool {
 export function defaultVerifyThreads(cores = availableParallelism()): number {
   return Math.max(1, Math.min(4, Math.floor(cores / 2)));
 }
+
+/** JSON-LD canonicalization of one credential, in work units (about 1 ms of a core each) */
+const JSON_LD_COST = 10;
 
 export function createVerifyPool(opts: VerifyPoolOptions): VerifyPool {
   let queuedCost = 0;
@@ -60,12 +68,15 @@ export function createVerifyPool(opts: VerifyPoolOptions): VerifyPool {
       pending--;
     }
   };
+  const exec = (task: VerifyTask) => (pool ? (pool.run(task) as Promise<boolean | Uint8Array>) : run(task));
   return {
     verifyBbs: async (input, cost) => {
       if (!consistentShape(input)) return false;
       const task: VerifyTask = { op: 'bbs', input };
       return admitted(cost, () => (pool ? (pool.run(task) as Promise<boolean>) : verifyBbsProof(input)));
     },
+    verifyCredentialProof: (credential, issuerKey) => admitted(JSON_LD_COST, () => exec({ op: 'credential-proof', credential, issuerKey }) as Promise<boolean>),
+    credentialHash: (credential) => admitted(JSON_LD_COST, () => exec({ op: 'credential-hash', credential }) as Promise<Uint8Array>),
     stats: () => ({ queuedCost, pending }),
     close: async () => {
       await pool?.destroy();

@@ -1,12 +1,17 @@
 import { verifyBbsProof, type BbsProofInput } from '../../crypto/bbs.js';
+import { credentialHash, verifyCredentialProof, type Credential } from '../../protocol/credential-document.js';
 
 /** A worker thread of the verification pool (pool.ts): the event loop, which consensus shares, never runs this. */
 
-export interface VerifyTask {
-  op: 'bbs';
-  input: BbsProofInput;
-}
+export type VerifyTask =
+  | { op: 'bbs'; input: BbsProofInput }
+  /** an Ed25519Signature2020 proof over a W3C credential (JSON-LD canonicalization, then Ed25519) */
+  | { op: 'credential-proof'; credential: Credential; issuerKey: Uint8Array }
+  /** the SHA-256 registered on chain: the JSON-LD canonical form of the credential's body */
+  | { op: 'credential-hash'; credential: Credential };
 
-export default function run(task: VerifyTask): Promise<boolean> {
-  return verifyBbsProof(task.input);
+export default async function run(task: VerifyTask): Promise<boolean | Uint8Array> {
+  if (task.op === 'bbs') return verifyBbsProof(task.input);
+  if (task.op === 'credential-proof') return (await verifyCredentialProof(task.credential, task.issuerKey)).ok;
+  return credentialHash(task.credential);
 }

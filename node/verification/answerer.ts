@@ -1,0 +1,113 @@
+import { ecvrfProofToHash, ecvrfProve } from '../crypto/ecvrf.js';
+import type { EpochValidatorSet } from '../execution/validator-set.js';
+import type { Logger } from '../logging.js';
+import { addressBytesFromPublicKey } from '../protocol/address.js';
+import { bytesEqual, toHex } from '../protocol/bytes.js';
+import { isSelected } from '../protocol/committee.js';
+import type { PayloadOf } from '../protocol/payloads.js';
+import { signTransaction, type Transaction } from '../protocol/transaction.js';
+import { signAnswer } from '../protocol/verification-answer.js';
+import type { VerificationRecord } from '../protocol/verification-records.js';
+import { checkPresentation, type CheckArgs } from './check.js';
+import type { Presentation } from './presentation.js';
+
+/**
+ * A validator's side of a verification request: for each presentation that reaches it, it draws
+ * its VRF over the request's seed and, when that selects it, checks the presentation (the proofs in
+ * the worker pool) and sends a VerificationAnswer with its claim results. Presentations live in
+ * memory only: personal data is never written to disk, and a subject whose validators restarted
+ * presents again.
+ */
+
+export type AnswerOutcome = 'answered' | 'refused' | 'skipped' | 'failed';
+
+export interface AnswererDeps {
+  chainId: string;
+  /** the validator's 32-byte Ed25519 seed: its VRF key and its account key */
+  seed: Uint8Array;
+  publicKey: Uint8Array;
+  verification(requestId: string): Promise<VerificationRecord | undefined>;
+  validatorSet(): Promise<EpochValidatorSet | undefined>;
+  /** the lookups and the pool-backed verifiers of check.ts */
+  check: Pick<CheckArgs, 'chain' | 'verifyBbs' | 'verifyDirect' | 'hashCredential'>;
+  nextNonce(address: Uint8Array): Promise<bigint>;
+  submit(tx: Transaction): Promise<void>;
+  log: Logger;
+  count?: (outcome: AnswerOutcome) => void;
+}
+
+/** Why this validator owes no answer to `v`, or the VRF proof it answers with. */
+export function committeeSeat(v: VerificationRecord, set: EpochValidatorSet | undefined, self: { seed: Uint8Array; publicKey: Uint8Array }): { vrfProof: Uint8Array } | { skip: string } {
+  if (v.status !== 'pending') return { skip: `request is ${v.status}` };
+  if (v.answers.some((a) => bytesEqual(a.publicKey, self.publicKey))) return { skip: 'already answered' };
+  const address = addressBytesFromPublicKey(self.publicKey);
+  const member = set?.validators.find((m) => bytesEqual(m.address, address));
+  if (!set || !member) return { skip: 'not in the current validator set' };
+  const vrfProof = ecvrfProve(self.seed, v.seed);
+  const total = set.validators.reduce((n, m) => n + m.weight, 0n);
+  if (!isSelected(ecvrfProofToHash(vrfProof), member.weight, total, set.validators.length)) return { skip: 'not selected for this committee' };
+  return { vrfProof };
+}
+
+/** at most this many checks wait or run at once; past it a presentation is dropped, and the subject can present again */
+const MAX_IN_FLIGHT = 256;
+
+export class Answerer {
+  private readonly address: Uint8Array;
+  private inFlight = 0;
+  /** transactions go out one at a time, so nonces follow each other */
+  private sending: Promise<void> = Promise.resolve();
+
+  constructor(private readonly d: AnswererDeps) {
+    this.address = addressBytesFromPublicKey(d.publicKey);
+  }
+
+  /** Checks and answers in the background; the returned promise is for tests. */
+  onPresentation(p: Presentation): Promise<AnswerOutcome> {
+    if (this.inFlight >= MAX_IN_FLIGHT) {
+      this.d.log.warn({ request: p.requestId, inFlight: this.inFlight }, 'too many presentations being checked; dropped one');
+      this.d.count?.('skipped');
+      return Promise.resolve('skipped');
+    }
+    this.inFlight++;
+    const done = this.answer(p)
+      .catch((err: unknown) => {
+        this.d.log.warn({ err, request: p.requestId }, 'could not answer a verification request');
+        return 'failed' as const;
+      })
+      .finally(() => this.inFlight--);
+    void done.then((outcome) => this.d.count?.(outcome));
+    return done;
+  }
+
+  private async answer(p: Presentation): Promise<AnswerOutcome> {
+    const v = await this.d.verification(p.requestId);
+    if (!v) return 'skipped';
+    const seat = committeeSeat(v, await this.d.validatorSet(), { seed: this.d.seed, publicKey: this.d.publicKey });
+    if ('skip' in seat) {
+      this.d.log.debug({ request: p.requestId, reason: seat.skip }, 'no answer');
+      return 'skipped';
+    }
+    const outcome = await checkPresentation({ chainId: this.d.chainId, request: { ...v.request, signature: toHex(v.signature) }, requestMs: v.requestMs, presentation: p, ...this.d.check });
+    if ('refused' in outcome) {
+      this.d.log.info({ request: p.requestId, code: outcome.refused.code, reason: outcome.refused.message }, 'presentation refused');
+      return 'refused';
+    }
+    const payload: PayloadOf<'VerificationAnswer'> = {
+      kind: 'VerificationAnswer',
+      requestId: p.requestId,
+      vrfProof: seat.vrfProof,
+      presentationHash: outcome.presentationHash,
+      claims: outcome.claims,
+      signature: signAnswer(this.d.seed, this.d.chainId, p.requestId, outcome.presentationHash, outcome.claims),
+    };
+    const send = this.sending.then(async () => {
+      const nonce = await this.d.nextNonce(this.address);
+      await this.d.submit(signTransaction(this.d.chainId, { senderPubkey: this.d.publicKey, nonce, payload }, this.d.seed));
+    });
+    this.sending = send.catch(() => undefined);
+    await send;
+    this.d.log.info({ request: p.requestId, verified: outcome.claims.every((c) => c.satisfied) }, 'answered verification request');
+    return 'answered';
+  }
+}

@@ -1,0 +1,76 @@
+import type { Credential } from '../protocol/credential-document.js';
+import { readValidatorSet } from '../execution/validator-set.js';
+import type { Logger } from '../logging.js';
+import type { Mempool } from '../mempool/index.js';
+import type { NodeMetrics } from '../metrics.js';
+import { authenticationKeys } from '../protocol/did-document.js';
+import { parseDid } from '../protocol/did.js';
+import type { VerifyPool } from '../rpc/verification/pool.js';
+import { bbsVerifyCost } from '../rpc/verification/cost.js';
+import type { ChainStore } from '../state/chain-store.js';
+import { Answerer } from './answerer.js';
+import { didStateOf, type ChainView } from './check.js';
+import { PresentationIntake, type PresentationNetwork } from './intake.js';
+
+/**
+ * The node's verification service, composed: presentations in from the RPC and the peers, checked
+ * by this validator's answerer with the proofs in the verification pool, answers out through the
+ * mempool. A node that is no validator only relays.
+ */
+export function startVerificationService(o: {
+  chainId: string;
+  network: string;
+  store: ChainStore;
+  mempool: Mempool;
+  p2p: PresentationNetwork;
+  pool: VerifyPool;
+  /** the validator's key; undefined on a node that only follows */
+  key?: { seed: Uint8Array; publicKey: Uint8Array };
+  metrics: Pick<NodeMetrics, 'verificationAnswers' | 'presentations'>;
+  log: Logger;
+}): PresentationIntake {
+  const { store, mempool } = o;
+  const didOf = async (did: string) => {
+    const parsed = parseDid(did);
+    const record = parsed.network === o.network ? await store.dids.get(parsed.identifier) : undefined;
+    return record;
+  };
+  const chain: ChainView = {
+    did: async (did) => {
+      const r = await didOf(did);
+      return r ? didStateOf(r) : undefined;
+    },
+    credential: (id) => store.credentials.get(id),
+    issuerKey: async (did) => {
+      const r = await didOf(did);
+      return r ? authenticationKeys(r)[0] : undefined;
+    },
+  };
+  const answerer =
+    o.key &&
+    new Answerer({
+      chainId: o.chainId,
+      seed: o.key.seed,
+      publicKey: o.key.publicKey,
+      verification: (id) => store.verifications.get(id),
+      validatorSet: () => readValidatorSet(store.stateReader()),
+      check: {
+        chain,
+        verifyBbs: (input) => o.pool.verifyBbs(input, bbsVerifyCost(input.totalMessageCount)),
+        verifyDirect: (credential: Credential, key: Uint8Array) => o.pool.verifyCredentialProof(credential, key),
+        hashCredential: (credential: Credential) => o.pool.credentialHash(credential),
+      },
+      nextNonce: async (address) => mempool.pendingNonce(address, (await store.accounts.get(address)).nonce),
+      submit: async (tx) => void (await mempool.admit(tx)),
+      log: o.log,
+      count: (result) => o.metrics.verificationAnswers.inc({ result }),
+    });
+  return new PresentationIntake({
+    network: o.network,
+    chain: { verification: (id) => store.verifications.get(id), did: (id) => store.dids.get(id) },
+    p2p: o.p2p,
+    ...(answerer ? { answerer } : {}),
+    log: o.log,
+    count: (source) => o.metrics.presentations.inc({ source }),
+  });
+}
