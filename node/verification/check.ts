@@ -78,26 +78,37 @@ export type CheckOutcome = { refused: { code: RefusalCode; message: string } } |
 
 export const BBS_PROOF_REFERENCE_PREFIX = 'bbs-bls12381-sha256:';
 
-export async function checkPresentation(args: CheckArgs): Promise<CheckOutcome> {
-  const { request, presentation: p, chain } = args;
-  const refuse = (code: RefusalCode, message: string): CheckOutcome => ({ refused: { code, message } });
+type Refusal = { code: RefusalCode; message: string };
 
-  // the cheap, pure checks first: a stranger's presentation costs no lookup and no proof
-  if (p.requestId !== request.requestId) return refuse('WRONG_REQUEST', `the presentation answers request ${p.requestId.slice(0, 64)}, not ${request.requestId}`);
-  if (p.holder !== request.subject.did) return refuse('WRONG_HOLDER', `the holder ${p.holder} is not the request's subject ${request.subject.did}`);
-  const byClaim = new Map<number, PresentationEntry>();
+/**
+ * The cheap, pure checks, which any node runs before it relays a presentation and every member
+ * before any lookup or proof: the right request and holder, each claim named once, and no BBS
+ * entry disclosing more than its claim's constraints need (privacy before proofs).
+ */
+export function shapeRefusal(request: Pick<VerificationRequest, 'requestId' | 'subject' | 'requiredClaims'>, p: Presentation): Refusal | undefined {
+  if (p.requestId !== request.requestId) return { code: 'WRONG_REQUEST', message: `the presentation answers request ${p.requestId.slice(0, 64)}, not ${request.requestId}` };
+  if (p.holder !== request.subject.did) return { code: 'WRONG_HOLDER', message: `the holder ${p.holder} is not the request's subject ${request.subject.did}` };
+  const claims = new Set<number>();
   for (const [i, e] of p.credentials.entries()) {
-    if (e.claim >= request.requiredClaims.length) return refuse('BAD_CLAIM_INDEX', `credentials[${i}].claim is ${e.claim}; the request has ${request.requiredClaims.length} required claims`);
-    if (byClaim.has(e.claim)) return refuse('DUPLICATE_CLAIM', `credentials[${i}] names claim ${e.claim} a second time`);
-    byClaim.set(e.claim, e);
+    if (e.claim >= request.requiredClaims.length) return { code: 'BAD_CLAIM_INDEX', message: `credentials[${i}].claim is ${e.claim}; the request has ${request.requiredClaims.length} required claims` };
+    if (claims.has(e.claim)) return { code: 'DUPLICATE_CLAIM', message: `credentials[${i}] names claim ${e.claim} a second time` };
+    claims.add(e.claim);
   }
-  // privacy before proofs: an over-disclosing presentation is refused before anything expensive runs
   for (const [i, e] of p.credentials.entries()) {
     if (e.proofType !== 'bbs') continue;
     const claim = request.requiredClaims[e.claim]!;
     const why = overDisclosure(disclosedFields(e), disclosureFor(readConstraints(claim.constraints).constraints));
-    if (why !== undefined) return refuse('OVER_DISCLOSURE', `credentials[${i}] (claim ${e.claim}, ${claim.type}): ${why}`);
+    if (why !== undefined) return { code: 'OVER_DISCLOSURE', message: `credentials[${i}] (claim ${e.claim}, ${claim.type}): ${why}` };
   }
+  return undefined;
+}
+
+export async function checkPresentation(args: CheckArgs): Promise<CheckOutcome> {
+  const { request, presentation: p, chain } = args;
+  const refuse = (code: RefusalCode, message: string): CheckOutcome => ({ refused: { code, message } });
+  const shape = shapeRefusal(request, p);
+  if (shape) return { refused: shape };
+  const byClaim = new Map<number, PresentationEntry>(p.credentials.map((e) => [e.claim, e]));
 
   const holder = await chain.did(p.holder);
   if (holder === undefined) return refuse('UNKNOWN_HOLDER', `the holder ${p.holder} does not exist`);

@@ -80,9 +80,9 @@ export class PresentationIntake {
     try {
       await this.precheckSoon(p);
     } catch (err) {
-      // a closed request or a lagging view is no fault of the peer; a bad signature is
+      // a closed request or a lagging view is no fault of the peer; what its own precheck refuses is
       this.d.count?.('refused');
-      if (isLedgerError(err) && (err.code === 'BAD_PRESENTATION_SIGNATURE' || err.code === 'WRONG_HOLDER')) this.d.p2p?.penalize(from, `presentation: ${err.code}`);
+      if (isLedgerError(err) && err.kind === 'invalid') this.d.p2p?.penalize(from, `presentation: ${err.code}`);
       return;
     }
     this.d.count?.('peer');

@@ -5,12 +5,14 @@ import { authenticationKeys } from '../protocol/did-document.js';
 import { parseDid } from '../protocol/did.js';
 import type { DidRecord } from '../protocol/records.js';
 import type { VerificationRecord } from '../protocol/verification-records.js';
+import { shapeRefusal } from './check.js';
 import { presentationSigningBytes, type Presentation } from './presentation.js';
 
 /**
  * What any node checks before it passes a presentation on (the RPC that takes it, every peer that
- * forwards it): the request is open, the holder is its subject, an active DID, and signed it. One
- * Ed25519 check and two lookups, so a forged or misdirected presentation never reaches a
+ * forwards it): the request is open, the presentation's shape (check.ts shapeRefusal: its holder
+ * is the subject, no over-disclosure), the holder an active DID that signed it. One Ed25519 check
+ * and two lookups, so a forged, misdirected or over-disclosing presentation never reaches a
  * committee's proof work and is never relayed.
  */
 
@@ -23,7 +25,8 @@ export async function precheckPresentation(p: Presentation, network: string, cha
   const v = await chain.verification(p.requestId);
   if (!v) throw new LedgerError('UNKNOWN_VERIFICATION_REQUEST', `no verification request ${p.requestId} on this chain`, 'not_found', { requestId: p.requestId });
   if (v.status !== 'pending') throw new LedgerError('REQUEST_CLOSED', `verification request ${p.requestId} is ${v.status}; it takes no presentation`, 'conflict', { status: v.status });
-  if (p.holder !== v.request.subject.did) throw invalid('WRONG_HOLDER', `the holder ${p.holder} is not the request's subject ${v.request.subject.did}`);
+  const shape = shapeRefusal(v.request, p);
+  if (shape) throw invalid(shape.code, shape.message);
   const parsed = parseDid(p.holder);
   const holder = parsed.network === network ? await chain.did(parsed.identifier) : undefined;
   if (!holder?.active) throw new LedgerError('HOLDER_NOT_ACTIVE', `the holder ${p.holder} is not an active DID of this chain`, 'conflict', { did: p.holder });
