@@ -28,6 +28,7 @@ interface Vector {
 const vectors: Vector[] = [
   ...loadVectors<{ vectors: Vector[] }>('ledger-transactions.json').vectors,
   ...loadVectors<{ transactions: Vector[] }>('ledger-recovery.json').transactions,
+  ...loadVectors<{ transactions: Vector[] }>('ledger-verification.json').transactions,
 ];
 const encoded = vectors.filter((v) => v.encoded).map((v) => fromHex(v.encoded!));
 
