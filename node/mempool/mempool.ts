@@ -65,7 +65,7 @@ export const MEMPOOL_DEFAULTS = {
 } as const;
 
 /** Payloads whose checks count the sender's pending transactions ahead of them (checks.ts). */
-const AHEAD_KINDS = new Set(['Unstake', 'DidDeactivate', 'CredentialRequest', 'SetRecoveryPolicy']);
+const AHEAD_KINDS = new Set(['Unstake', 'DidDeactivate', 'CredentialRequest', 'SetRecoveryPolicy', 'VerificationRequest']);
 
 export interface AdmitResult {
   hash: string;

@@ -57,6 +57,12 @@ export interface VerificationRecord {
   txHash: Uint8Array;
 }
 
+function statusOf(n: number): VerificationStatus {
+  const status = STATUSES[n];
+  if (status === undefined) throw new Error(`corrupt verification record: status ${n}`);
+  return status;
+}
+
 /** BLAKE3 of the request id: every key and the committee seed start from it. */
 export function requestKeyOf(requestId: string): Uint8Array {
   return blake3(utf8(requestId));
@@ -97,7 +103,7 @@ export function decodeVerification(bytes: Uint8Array): VerificationRecord {
     requester: r.bytes(ADDRESS_LENGTH),
     subject: r.bytes(ADDRESS_LENGTH),
     fee: r.u128(),
-    status: STATUSES[r.u8()] ?? 'pending',
+    status: statusOf(r.u8()),
     requestHeight: Number(r.u64()),
     requestMs: Number(r.u64()),
     deadlineHeight: Number(r.u64()),

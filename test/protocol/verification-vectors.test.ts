@@ -1,5 +1,5 @@
 import t from 'tap';
-import canonicalize from 'canonicalize';
+import canonicalizeModule from 'canonicalize';
 import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
 import { ecvrfVerify } from '../../node/crypto/ecvrf.js';
 import { concatBytes, fromHex, toHex, utf8 } from '../../node/protocol/bytes.js';
@@ -18,6 +18,8 @@ import { loadVectors } from '../fixtures/vectors.js';
  */
 
 const V = loadVectors<any>('ledger-verification.json');
+// a CommonJS module whose types declare an ES default export: its module.exports is the function
+const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
 
 t.test('the request signs the JCS form, as an independent JCS library writes it', async (t) => {
   const request = parseVerificationRequest(V.request);
