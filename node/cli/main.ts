@@ -27,6 +27,7 @@ const COMMANDS: Record<string, Command> = {
   rpc: { summary: 'call a JSON-RPC method and print the result', load: () => import('./commands/rpc.js').then((m) => ({ help: m.rpcHelp, run: m.runRpc })) },
   reindex: { summary: "drop a plugin's data (such as the explorer index) so it rebuilds", load: () => import('./commands/reindex.js').then((m) => ({ help: m.reindexHelp, run: m.runReindex })) },
   recovery: { summary: "sign a guardian's recovery of a DID (recovery sign)", load: () => import('./commands/recovery.js').then((m) => ({ help: m.recoveryHelp, run: m.runRecovery })) },
+  verify: { summary: 'request a verification, present for one, read its response', load: () => import('./commands/verify.js').then((m) => ({ help: m.verifyHelp, run: m.runVerify })) },
 };
 
 function helpOf(command: CommandModule, argv: string[]): string {

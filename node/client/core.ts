@@ -1,8 +1,9 @@
 /**
  * The light client's default entry (`ledger-node-client`): what a dApp needs to talk to a ledger
  * node: a typed JSON-RPC client, a transaction builder that signs locally, accounts that send,
- * key files, the explorer's block feed, and the helpers for keys, addresses and amounts. It loads
- * no native code and no JSON-LD: the credential document functions are in credentials.ts.
+ * key files, the explorer's block feed, the relying party's side of verification requests, and the
+ * helpers for keys, addresses and amounts. It loads no native code and no JSON-LD: the credential
+ * document functions are in credentials.ts, a subject's presentations (BBS) in presentation.ts.
  */
 export { RpcClient, type BatchResult, type RpcCall, type RpcClientOptions } from './rpc-client.js';
 export { busyRetryAfterMs, isBusy, RPC_BUSY, RpcError, RpcTransportError } from './errors.js';
@@ -30,6 +31,22 @@ export {
 export type * from './types.js';
 export { createAccount, type SendBase, type SendingAccount, type SentTransaction } from './account.js';
 export { loadKeyFile, type AccountKey, type KeyFile, type ValidatorKey } from './key-file.js';
+export {
+  buildVerificationRequest,
+  DEFAULT_VALID_FOR_BLOCKS,
+  MIN_VERIFICATION_FEE,
+  verifyVerificationResponse,
+  waitForVerificationResponse,
+  type ClaimResult,
+  type ClaimSpec,
+  type ConsensusProof,
+  type LedgerVerificationResponse,
+  type RequiredClaim,
+  type ResponseCheck,
+  type ResponseWaitOptions,
+  type VerificationRequest,
+  type VerificationRequestArgs,
+} from './verification.js';
 export { feedUrl, subscribeBlocks, type BlockSubscription, type ExplorerBlock, type SubscribeOptions, type WebSocketConstructor, type WebSocketLike } from './blocks.js';
 export { isLedgerError, LedgerError, type ErrorKind } from '../errors.js';
 export { keyPairFromSeed, generateSeed } from '../crypto/ed25519.js';

@@ -19,8 +19,15 @@ import {
   type RawTransaction,
   type Receipt,
   type RecoveryPolicy,
+  type PresentationJson,
+  type SubmittedPresentation,
+  type SubmittedVerificationRequest,
   type Validator,
+  type VerificationRequestView,
+  type VerificationResponse,
+  type VerificationStatusFilter,
 } from './types.js';
+import type { VerificationRequest } from '../protocol/verification.js';
 
 export interface RpcClientOptions {
   /** default: the global fetch */
@@ -259,5 +266,33 @@ export class RpcClient {
     disclosedMessages: DisclosedMessage[];
   }): Promise<BbsCredentialProofResult | null> {
     return this.call('ledger_bbsVerifyCredentialProof', [args.credentialId, args.proofHex, args.headerHex, args.phHex, args.disclosedMessages]);
+  }
+
+  /**
+   * Submits a signed request (buildVerificationRequest): it enters the mempool as the requester's
+   * own transaction. Refusals name their cause (docs/rpc.md, "Verification requests").
+   */
+  submitVerificationRequest(request: VerificationRequest): Promise<SubmittedVerificationRequest> {
+    return this.call('ledger_submitVerificationRequest', [request]);
+  }
+
+  /** The subject's requests, newest first, at most 100; `status` defaults to pending. */
+  getVerificationRequests(subjectDid: string, status?: VerificationStatusFilter): Promise<VerificationRequestView[]> {
+    return this.call('ledger_getVerificationRequests', status === undefined ? [subjectDid] : [subjectDid, status]);
+  }
+
+  /** One request in any status; null for an unknown id. */
+  getVerificationRequest(requestId: string): Promise<VerificationRequestView | null> {
+    return this.call('ledger_getVerificationRequest', [requestId]);
+  }
+
+  /** The response once the request is final or expired; null while it is pending (or unknown). */
+  getVerificationResponse(requestId: string): Promise<VerificationResponse | null> {
+    return this.call('ledger_getVerificationResponse', [requestId]);
+  }
+
+  /** Sends the subject's signed presentation (presentForVerification) towards the request's committee. */
+  submitPresentation(presentation: PresentationJson): Promise<SubmittedPresentation> {
+    return this.call('ledger_submitPresentation', [presentation]);
   }
 }

@@ -5,6 +5,7 @@
  */
 
 import type { Receipt, ReceiptEvent } from '../protocol/receipt.js';
+import type { VerificationRequest } from '../protocol/verification.js';
 
 // Shapes the node itself produces are shared with it, so client and server cannot drift.
 export type { BlockJson as Block } from '../protocol/block.js';
@@ -12,6 +13,7 @@ export type { Receipt, ReceiptEvent } from '../protocol/receipt.js';
 export type { DidDocumentRpc as DidDocument, VerificationMethod } from '../protocol/did-document.js';
 export type { ServiceEndpoint as DidService } from '../protocol/payloads.js';
 export type { RecoveryPolicyRpc as RecoveryPolicy } from '../protocol/recovery-records.js';
+export type { LedgerVerificationResponse as VerificationResponse } from '../protocol/verification-response.js';
 
 export interface CanonHead {
   seq: number;
@@ -126,6 +128,54 @@ export interface BbsCredentialProofResult {
   is_bbs: boolean;
   revoked: boolean;
   credential: CredentialRecord;
+}
+
+/** ledger_getVerificationRequests' `status` filter */
+export type VerificationStatusFilter = 'pending' | 'final' | 'expired' | 'all';
+
+/** A verification request and where it stands (ledger_getVerificationRequest(s)). */
+export interface VerificationRequestView {
+  /** the signed request, as submitted */
+  request: VerificationRequest;
+  status: 'pending' | 'final' | 'expired';
+  request_height: number;
+  /** the last height that takes answers */
+  deadline_height: number;
+  /** answers needed, of a committee drawn to hold committee_size */
+  threshold: number;
+  committee_size: number;
+  answers: number;
+  /** the request transaction's hash */
+  tx_hash: string;
+}
+
+/** ledger_submitVerificationRequest */
+export interface SubmittedVerificationRequest {
+  requestId: string;
+  txHash: string;
+}
+
+/**
+ * What ledger_submitPresentation takes: a signed presentation (presentForVerification builds one;
+ * its exact type is node/verification/presentation.ts's, which this light module does not load).
+ */
+export interface PresentationJson {
+  version: '1.0';
+  requestId: string;
+  holder: string;
+  credentials: ReadonlyArray<object>;
+  signature: string;
+}
+
+/** ledger_submitPresentation: where the presentation went */
+export interface SubmittedPresentation {
+  requestId: string;
+  /** hex SHA-256 of the presentation: what the committee's answers name */
+  presentationHash: string;
+  /** peers it was sent to */
+  peers: number;
+  /** whether this node is a committee member that checks it itself */
+  answeringHere: boolean;
 }
 
 export function toBigInt(value: unknown, what: string): bigint {

@@ -8,7 +8,7 @@ t.test('help for the tool and every command', async (t) => {
   const top = await runLedger(['--help'], { cwd });
   t.equal(top.code, 0);
   t.match(top.stdout, /Usage: ledger <command>/);
-  for (const c of ['init', 'start', 'devnet', 'keys', 'tx', 'rpc']) {
+  for (const c of ['init', 'start', 'devnet', 'keys', 'tx', 'rpc', 'verify']) {
     t.match(top.stdout, new RegExp(`\\n  ${c} `), `lists ${c}`);
     const r = await runLedger([c, '--help'], { cwd });
     t.equal(r.code, 0, `${c} --help exits 0`);
