@@ -8,13 +8,14 @@ import { txListRow } from './rows.js';
 
 /**
  * The WebSocket feed at /ws (seed 002): clients send `{subscribe: [...]}` and
- * `{unsubscribe: [...]}` with the topics blocks, transactions, dids and credentials; for each
- * newly indexed item the server sends `{type, data}` (data in the REST row shape), and
+ * `{unsubscribe: [...]}` with the topics blocks, transactions, dids, credentials and
+ * verifications; for each newly indexed item the server sends `{type, data}` (data in the REST
+ * row shape; a verification each time its row changes: requested, answered, final, expired), and
  * `{type: "ping"}` every 30 s. The feed never waits for a client: a client whose unsent data
  * passes MAX_BUFFERED_BYTES, or that sends more than MAX_MESSAGES_PER_MINUTE, is cut off.
  */
 
-export const TOPICS = ['blocks', 'transactions', 'dids', 'credentials'] as const;
+export const TOPICS = ['blocks', 'transactions', 'dids', 'credentials', 'verifications'] as const;
 type Topic = (typeof TOPICS)[number];
 
 export interface FeedLimits {
@@ -109,6 +110,7 @@ export class Feed {
     for (const tx of indexed.txs) this.broadcast('transactions', { type: 'transaction', data: txListRow(tx) });
     for (const did of indexed.dids) this.broadcast('dids', { type: 'did', data: did });
     for (const c of indexed.credentials) this.broadcast('credentials', { type: 'credential', data: c });
+    for (const v of indexed.verifications) this.broadcast('verifications', { type: 'verification', data: v });
   }
 
   private broadcast(topic: Topic | null, message: unknown): void {

@@ -14,7 +14,7 @@ import { getJson, getNumber, listNewest } from './store.js';
  * `verification`) come from the chain view and are null when that read fails.
  */
 
-function didParam(text: string, network: string): string {
+export function didParam(text: string, network: string): string {
   try {
     const parsed = parseDid(text);
     if (parsed.network !== network) throw new Error(`this chain's DIDs are did:ledger:${network}:…`);

@@ -7,6 +7,7 @@ import { indexBlocks, Indexer } from './indexer.js';
 import { mountSearchApi } from './search-api.js';
 import { mountStatsApi } from './stats-api.js';
 import { mountValidatorsApi } from './validators-api.js';
+import { mountVerificationApi } from './verification-api.js';
 import { mountWebApp } from './web.js';
 
 const NEXT_SEQ = 'ledger_explorer_next_seq';
@@ -36,6 +37,7 @@ export function createExplorer(): Plugin {
       mountIdentityApi(ctx);
       mountStatsApi(ctx);
       mountSearchApi(ctx);
+      mountVerificationApi(ctx);
       mountWebApp(ctx.http);
       const live = new Feed(ctx.http.server, ctx.log);
       feed = live;

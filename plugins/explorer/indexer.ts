@@ -5,6 +5,7 @@ import type { BinarySublevel } from '../../node/state/db.js';
 import { indexIdentity, type CredentialRow, type DidRow } from './identity-index.js';
 import { blockRow, txRow, type BlockRow, type TxRow } from './rows.js';
 import { Batch, getNumber, pad, position } from './store.js';
+import { expireDue, indexVerification, loadDues, type Dues, type VerificationRow } from './verification-index.js';
 
 /**
  * Indexes committed blocks into the explorer's namespace. One LevelDB batch holds a block's rows
@@ -31,6 +32,8 @@ export interface Indexed {
   txs: TxRow[];
   dids: DidRow[];
   credentials: CredentialRow[];
+  /** verification rows the block created or changed, as they stand after it */
+  verifications: VerificationRow[];
 }
 
 export interface IndexerDeps {
@@ -44,6 +47,8 @@ export interface IndexerDeps {
 export class Indexer {
   /** the cursor as last written: this indexer is the namespace's only writer */
   private next: number | undefined;
+  /** the pending verification requests' deadlines as of the cursor, kept here after the first read */
+  private dues: Dues | undefined;
 
   constructor(private readonly d: IndexerDeps) {}
 
@@ -68,8 +73,10 @@ export class Indexer {
     const b = new Batch(this.d.store);
     await b.prefetch(keysRead(built));
     const touched: Touched = new Map();
+    // a copy: the kept one changes only once the batch is written
+    const dues: Dues = new Map((this.dues ??= await loadDues(this.d.store)));
     const out: Indexed[] = [];
-    for (const r of built) out.push(await this.index(b, r, touched));
+    for (const r of built) out.push(await this.index(b, r, touched, dues));
     // an address's sort entry moves once per batch, from its stored count to its last one
     for (const [a, stored] of touched) {
       const after = (await b.get<AddressRecord>(`addr:${a}`))!;
@@ -79,10 +86,11 @@ export class Indexer {
     b.put('cursor', String(next));
     await b.write();
     this.next = next;
+    this.dues = dues;
     return out;
   }
 
-  private async index(b: Batch, r: BlockRows, touched: Touched): Promise<Indexed> {
+  private async index(b: Batch, r: BlockRows, touched: Touched, dues: Dues): Promise<Indexed> {
     const { c, at, block, txs } = r;
     const height = pad(c.block.header.height, 16);
     const time = pad(c.block.header.timestampMs, 16);
@@ -97,6 +105,7 @@ export class Indexer {
     }
     const dids: DidRow[] = [];
     const credentials: CredentialRow[] = [];
+    const verifications = new Map<string, VerificationRow>();
     for (const [i, row] of txs.entries()) {
       const tx = c.block.transactions[i]!;
       const pos = position(c.seq, i);
@@ -132,8 +141,10 @@ export class Indexer {
       const added = await indexIdentity(b, { network: this.d.network, tx, receipt: c.receipts[i]!, row, pos, at, credential: this.d.credential });
       dids.push(...added.dids);
       credentials.push(...added.credentials);
+      await indexVerification(b, { tx, receipt: c.receipts[i]!, row, pos }, dues, verifications);
     }
-    return { block, txs, dids, credentials };
+    await expireDue(b, c.block.header.height, dues, verifications);
+    return { block, txs, dids, credentials, verifications: [...verifications.values()] };
   }
 }
 

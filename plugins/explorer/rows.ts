@@ -74,6 +74,7 @@ function recipientOf(tx: Transaction): string | null {
 function amountOf(tx: Transaction): bigint {
   const p = tx.payload;
   if (p.kind === 'Transfer' || p.kind === 'Stake' || p.kind === 'Unstake') return p.amount;
+  if (p.kind === 'VerificationRequest') return BigInt(p.request.fee);
   return p.kind === 'CredentialRequest' ? p.fee : 0n;
 }
 

@@ -5,15 +5,17 @@ import { formatCredentialId, parseCredentialId } from '../../node/protocol/crede
 import type { BlockRow, TxRow } from './rows.js';
 import { getJson, getNumber, pad } from './store.js';
 import { validatorRow } from './validators-api.js';
+import { verificationRow, type VerificationRow } from './verification-index.js';
 
 /**
  * GET /api/v1/search?q=…&type=…: exact lookups, not full text. `q` is matched as each type's
  * identifier: a block by height or hash, a transaction by hash, a validator by address, a DID,
- * a credential by URN or UUID. Each hit is `{type, data}` with `data` in the type's row shape
- * (seed 002 leaves the item shape open); the answer is `{data, total}`.
+ * a credential by URN or UUID, a verification request by its id. Each hit is `{type, data}`
+ * with `data` in the type's row shape (seed 002 leaves the item shape open); the answer is
+ * `{data, total}`.
  */
 
-export const SEARCH_TYPES = ['block', 'transaction', 'validator', 'did', 'credential'] as const;
+export const SEARCH_TYPES = ['block', 'transaction', 'validator', 'did', 'credential', 'verification'] as const;
 type SearchType = (typeof SEARCH_TYPES)[number];
 const MAX_Q = 128;
 
@@ -45,6 +47,10 @@ export function mountSearchApi(ctx: PluginContext): void {
       } catch {
         return undefined;
       }
+    },
+    verification: async (q) => {
+      const row = await getJson<VerificationRow>(store, `ver:${q}`);
+      return row && verificationRow(row);
     },
   };
 

@@ -5,6 +5,7 @@ import type { AddressRecord } from './indexer.js';
 import type { BlockRow } from './rows.js';
 import { listedValidators } from './validators-api.js';
 import { getJson, getNumber, listNewest, pad, scan } from './store.js';
+import { verificationStats } from './verification-api.js';
 
 /**
  * /api/v1/stats/network (cached 30 s, as seed 002 says), /api/v1/stats/charts, and the
@@ -76,5 +77,6 @@ async function networkStats(ctx: PluginContext) {
       active_validators: validators.filter((v) => v.validator.active).length,
       total_staked: validators.reduce((s, v) => s + v.validator.staked, 0n).toString(),
     },
+    verifications: await verificationStats(ctx),
   };
 }

@@ -29,6 +29,7 @@ export const WEB_ASSETS: Readonly<Record<string, string>> = {
   'chain-pages.js': 'text/javascript; charset=utf-8',
   'identity-pages.js': 'text/javascript; charset=utf-8',
   'home.js': 'text/javascript; charset=utf-8',
+  'verification-pages.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
 };
 

@@ -25,6 +25,7 @@ import { mountPortfolio } from './http/routes/portfolio.js';
 import { mountSession } from './http/routes/session.js';
 import { mountTransactions } from './http/routes/transactions.js';
 import { mountUsers } from './http/routes/users.js';
+import { mountVerificationRequests } from './http/routes/verification-requests.js';
 import { ChainAdapters } from './market/adapters.js';
 import { PriceFeed } from './market/prices.js';
 import { WalletMetrics } from './metrics.js';
@@ -35,6 +36,7 @@ import { Registration } from './users/register.js';
 import { WalletSessions } from './users/sessions.js';
 import { Sponsor } from './users/sponsor.js';
 import { UserStore } from './users/store.js';
+import { VerificationRequests } from './verification/requests.js';
 
 /**
  * The wallet backend (seed 001 part B) on its own port (default 8084). Composition root: config →
@@ -99,6 +101,7 @@ export function createWallet(): Plugin {
       const guardians = mountGuardians(router, { base, users, mailer, relay: new Relay(base), wrapRecovery: (r) => metrics.countRecovery(r) });
       mountCredentials(router, { store: credentials, status: credentialStatus, redeemer: new CredentialRedeemer({ base, store: credentials, status: credentialStatus }) });
       mountAddressBook(router, { book: new AddressBookStore(base.db, base.now) });
+      mountVerificationRequests(router, { requests: new VerificationRequests({ chain: ctx.chain }) });
       router.fallback('/v1');
 
       await onboarding.start();

@@ -5,6 +5,7 @@ import { blockPage, blocksPage, txPage, txsPage, validatorsPage } from './chain-
 import { h } from './dom.js';
 import { chartsPage, homePage, notFound, searchPage } from './home.js';
 import { addressPage, credentialPage, didPage, issuerPage, issuersPage } from './identity-pages.js';
+import { verificationPage, verificationsPage } from './verification-pages.js';
 
 const routes = [
   [/^\/?$/, homePage, 'Home'],
@@ -18,6 +19,8 @@ const routes = [
   [/^\/issuers$/, issuersPage, 'Issuers'],
   [/^\/issuer\/([^/]+)$/, issuerPage, 'Issuer'],
   [/^\/validators$/, validatorsPage, 'Validators'],
+  [/^\/verifications$/, verificationsPage, 'Verifications'],
+  [/^\/verification\/([^/]+)$/, verificationPage, 'Verification'],
   [/^\/charts\/([^/]+)$/, chartsPage, 'Charts'],
   [/^\/search$/, searchPage, 'Search'],
 ];

@@ -1,6 +1,6 @@
 // Blocks, transactions and validators: lists and detail pages.
 import { api, maybe } from './api.js';
-import { cards, facts, h, json, link, pager, status, table, time, title, tokens, yesNo } from './dom.js';
+import { cards, facts, h, json, link, pager, status, table, time, title, tokens, typeLabel, yesNo } from './dom.js';
 
 export const LIMIT = 20;
 
@@ -15,7 +15,7 @@ export const blockCols = [
 export const txCols = [
   ['Hash', (t) => link('tx', t.hash)],
   ['Block', (t) => link('block', t.block_height, { full: true })],
-  ['Type', (t) => t.type],
+  ['Type', (t) => typeLabel(t.type)],
   ['From', (t) => link('address', t.sender)],
   ['To', (t) => link('address', t.recipient)],
   ['Amount', (t) => h('span', { class: 'num' }, tokens(t.amount))],
@@ -64,6 +64,7 @@ export async function blockPage([height]) {
 export async function txPage([hash]) {
   const t = await api(`/txs/${hash}`);
   const [kind, fields] = Object.entries(t.raw_payload)[0] ?? [t.type, {}];
+  const requestId = verificationOf(kind, fields);
   return [
     title('Transaction'),
     facts([
@@ -72,7 +73,8 @@ export async function txPage([hash]) {
       ['Block', link('block', t.block_height, { full: true })],
       ['Position', String(t.tx_index)],
       ['Time', time(t.timestamp_ms)],
-      ['Type', t.type],
+      ['Type', typeLabel(t.type)],
+      ...(requestId === undefined ? [] : [['Verification request', link('verification', requestId, { full: true })]]),
       ['From', link('address', t.sender, { full: true })],
       ['To', link('address', t.recipient, { full: true })],
       ['Amount', h('span', { 'data-field': 'amount' }, tokens(t.amount))],
@@ -82,6 +84,13 @@ export async function txPage([hash]) {
     fields && typeof fields === 'object' ? facts(Object.entries(fields).map(([k, v]) => [k, payloadValue(k, v)])) : null,
     h('details', {}, h('summary', {}, 'Raw payload (JSON)'), json(t.raw_payload)),
   ];
+}
+
+/** The request a verification payload belongs to, for the link to its page. */
+function verificationOf(kind, fields) {
+  if (kind === 'VerificationRequest') return fields?.request?.requestId;
+  if (kind === 'VerificationAnswer') return fields?.requestId;
+  return undefined;
 }
 
 const AMOUNT_FIELDS = new Set(['amount', 'fee']);

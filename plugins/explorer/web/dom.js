@@ -54,7 +54,15 @@ export const href = {
   did: (did) => `#/did/${seg(did)}`,
   credential: (id) => `#/credential/${seg(id)}`,
   issuer: (did) => `#/issuer/${seg(did)}`,
+  verification: (id) => `#/verification/${seg(id)}`,
 };
+
+/** Payload kinds as the tables name them; a kind without a label shows as it is. */
+const TYPE_LABELS = { VerificationRequest: 'Verification request', VerificationAnswer: 'Verification answer' };
+
+export function typeLabel(kind) {
+  return TYPE_LABELS[kind] ?? kind;
+}
 
 /** A link to an item, its text shortened unless `full`. */
 export function link(kind, id, { full = false, text } = {}) {

@@ -59,6 +59,9 @@ export async function homePage(_params, _query, page) {
         ['Credentials', `${stats.credentials.total_credentials} (${stats.credentials.active_credentials} active)`],
         ['Validators', `${stats.validators.total_validators} (${stats.validators.active_validators} active)`],
         ['Total staked', tokens(stats.validators.total_staked)],
+        ['Verification requests', `${stats.verifications.total_requests} (${stats.verifications.pending} pending)`],
+        ['Verified', `${stats.verifications.final_verified} of ${stats.verifications.final_verified + stats.verifications.final_not_verified} final`],
+        ['Expired requests', String(stats.verifications.expired)],
       ]),
       h('p', { class: 'note' }, 'Totals as of ', time(Date.parse(stats.cached_at)), '. ', h('a', { href: '#/charts/24h' }, 'Charts')),
     ),
@@ -129,6 +132,7 @@ const HIT = {
   validator: (d) => [href.address(d.address), `Validator ${d.address}`],
   did: (d) => [href.did(d.did), `DID ${d.did}`],
   credential: (d) => [href.credential(d.credential_id), `Credential ${d.credential_id}`],
+  verification: (d) => [href.verification(d.request_id), `Verification request ${d.request_id}`],
   address: (d) => [href.address(d.address), `Address ${d.address}`],
 };
 
@@ -156,7 +160,7 @@ export function notFound(detail, q = '') {
     h(
       'p',
       {},
-      'The search takes a block height or hash, a transaction hash, an address, a DID (did:ledger:…) or a credential id (urn:ledger:credential:… or its UUID). ',
+      'The search takes a block height or hash, a transaction hash, an address, a DID (did:ledger:…), a credential id (urn:ledger:credential:… or its UUID) or a verification request id. ',
       'An item appears here once its block is committed and indexed; a credential once its committee registered it.',
     ),
     searchForm(q),

@@ -52,6 +52,7 @@ export async function didPage([did], query) {
       ['Updated', time(d.updated_ms)],
       ['Created by', link('tx', d.tx_hash)],
       ['Credentials', h('span', { 'data-field': 'credentials_count' }, String(d.credentials_count))],
+      ['Verification requests', [h('a', { href: `#/verifications?subject=${enc(d.did)}` }, 'as subject'), ' · ', h('a', { href: `#/verifications?requester=${enc(d.did)}` }, 'as requester')]],
     ]),
     h('h2', {}, 'Live document'),
     doc ? json(doc) : h('p', { class: 'empty' }, 'The node could not resolve the document just now.'),

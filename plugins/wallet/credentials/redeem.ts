@@ -8,6 +8,7 @@ import { HttpProblem } from '../../common/http/problems.js';
 import { KeyedSerial } from '../../common/http/router.js';
 import type { WalletCaller } from '../http/router.js';
 import type { WalletBase } from '../services.js';
+import { checkBbsForm } from './bbs.js';
 import { allowingPlainHttp, badGateway, badOffer, issuerStep, openid4vciClient } from './oid4vci.js';
 import { checkProof } from './proof.js';
 import type { CredentialStatusChecker } from './status.js';
@@ -34,6 +35,7 @@ import { boundedFetch, ISSUER_TIMEOUT_MS, quote, urlRefusal } from './upstream.j
  *
  * A credential is cached only if it is a ledger W3C credential for the caller's DID whose proof
  * verifies under the issuer DID's key on chain, and whose body is the one registered on chain.
+ * The BBS form the KYC issuer sends beside it (`bbs`) is kept with it when it checks out (bbs.ts).
  */
 
 export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
@@ -60,7 +62,7 @@ export interface ProofRequired {
 export type RedeemStart = ProofRequired | { status: 'issued'; credential: CachedCredential };
 
 export interface RedeemDeps {
-  base: Pick<WalletBase, 'config' | 'chain' | 'now'>;
+  base: Pick<WalletBase, 'config' | 'chain' | 'now' | 'log'>;
   store: CredentialStore;
   status: CredentialStatusChecker;
 }
@@ -114,8 +116,8 @@ export class CredentialRedeemer {
         );
         await this.deps.store.markOfferRedeemed(offerKey, { userId: caller.userId, offerIssuer: offer.credential_issuer, at: new Date(this.deps.base.now()).toISOString() });
         if (!kid) {
-          const credential = await this.request(client, metadata, configurationId, token.access_token);
-          return { status: 'issued', credential: await this.accept(caller, credential, offer.credential_issuer) };
+          const issued = await this.request(client, metadata, configurationId, token.access_token);
+          return { status: 'issued', credential: await this.accept(caller, issued.credential, offer.credential_issuer, issued.bbs) };
         }
         const nonce = token.c_nonce ?? (metadata.credentialIssuer.nonce_endpoint ? (await issuerStep('asking for a nonce', () => client.requestNonce({ issuerMetadata: metadata }))).c_nonce : undefined);
         const lifetime = Math.min(MAX_PENDING_SECONDS, token.c_nonce_expires_in ?? MAX_PENDING_SECONDS, token.expires_in ?? MAX_PENDING_SECONDS);
@@ -137,8 +139,8 @@ export class CredentialRedeemer {
       const jwt = input.proofSignature !== undefined ? `${p.signingInput}.${input.proofSignature}` : input.proofJwt!;
       checkProof(jwt, p, this.deps.base.now());
       return allowingPlainHttp(p.offerIssuer.startsWith('http:'), async () => {
-        const credential = await this.request(openid4vciClient(this.fetch), p.metadata as IssuerMetadataResult, p.configurationId, p.accessToken, jwt);
-        const record = await this.accept(caller, credential, p.offerIssuer);
+        const issued = await this.request(openid4vciClient(this.fetch), p.metadata as IssuerMetadataResult, p.configurationId, p.accessToken, jwt);
+        const record = await this.accept(caller, issued.credential, p.offerIssuer, issued.bbs);
         await this.deps.store.deletePending(caller.userId, p.id);
         return record;
       });
@@ -149,8 +151,9 @@ export class CredentialRedeemer {
    * Checks an issued credential and caches it: a ledger W3C credential (ldp_vc), for the caller's
    * DID, whose proof verifies under the issuer DID's `#key-1` on chain and whose body is the one
    * registered on chain. 403 when it is someone else's, 502 when the issuer's answer fails a check.
+   * A BBS form that is not the credential's own is dropped (`bbs: null`, `bbsRefused` says why).
    */
-  async accept(caller: RedeemCaller, credential: unknown, offerIssuer: string): Promise<CachedCredential> {
+  async accept(caller: RedeemCaller, credential: unknown, offerIssuer: string, bbs?: unknown): Promise<CachedCredential> {
     if (credential === null || typeof credential !== 'object' || Array.isArray(credential)) {
       throw badGateway('ISSUER_BAD_CREDENTIAL', 'the issuer answered a credential that is not a W3C JSON credential (ldp_vc)');
     }
@@ -171,6 +174,9 @@ export class CredentialRedeemer {
     if (onChain && onChain.credential['hash'] !== vc.ledgerExtensions.onChainHash) {
       throw badGateway('CREDENTIAL_HASH_MISMATCH', 'the credential is not the one registered on chain under its id');
     }
+    const registered = { publicKey: onChain?.credential['bbs_public_key'] as string | undefined, messageCount: onChain?.credential['bbs_message_count'] as number | undefined };
+    const held = bbs === undefined ? undefined : await checkBbsForm(bbs, vc, registered);
+    if (held && 'problem' in held) this.deps.base.log.warn({ credential: vc.id, reason: held.problem }, 'the issuer sent a BBS form that is not the credential\'s own: dropped');
     const record: CachedCredential = {
       id: vc.id,
       userId: caller.userId,
@@ -184,6 +190,8 @@ export class CredentialRedeemer {
       offerIssuer,
       redeemedAt: new Date(this.deps.base.now()).toISOString(),
       status: await this.deps.status.chainStatus(vc.id, vc.issuer.id, vc.expirationDate),
+      bbs: held && 'form' in held ? held.form : null,
+      ...(held && 'problem' in held ? { bbsRefused: held.problem } : {}),
     };
     await this.deps.store.put(record);
     return record;
@@ -305,17 +313,17 @@ export class CredentialRedeemer {
     };
   }
 
-  /** The credential request; the credential out of a draft 13/14 or a 1.0 answer. */
-  private async request(client: Openid4vciClient, metadata: IssuerMetadataResult, configurationId: string, accessToken: string, jwt?: string): Promise<unknown> {
+  /** The credential request; the credential out of a draft 13/14 or a 1.0 answer, and the issuer's `bbs` member when it sent one. */
+  private async request(client: Openid4vciClient, metadata: IssuerMetadataResult, configurationId: string, accessToken: string, jwt?: string): Promise<{ credential: unknown; bbs?: unknown }> {
     const res = await issuerStep('requesting the credential', () =>
       client.retrieveCredentials({ issuerMetadata: metadata, accessToken, credentialConfigurationId: configurationId, ...(jwt !== undefined ? { proof: { proof_type: 'jwt', jwt } } : {}) }),
     );
-    const body = res.credentialResponse as { credential?: unknown; credentials?: Array<{ credential?: unknown }>; transaction_id?: unknown };
+    const body = res.credentialResponse as { credential?: unknown; credentials?: Array<{ credential?: unknown }>; transaction_id?: unknown; bbs?: unknown };
     const credential = body.credential ?? body.credentials?.[0]?.credential;
     if (credential === undefined) {
       throw badGateway('ISSUER_BAD_CREDENTIAL', body.transaction_id !== undefined ? 'the issuer deferred issuance (transaction_id), which this wallet does not support' : 'the issuer answered no credential');
     }
-    return credential;
+    return body.bbs === undefined ? { credential } : { credential, bbs: body.bbs };
   }
 }
 

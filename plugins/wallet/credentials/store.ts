@@ -1,4 +1,5 @@
 import { key, prefix, type PluginDb, type Table } from '../../common/store/tables.js';
+import type { BbsForm } from './bbs.js';
 
 /**
  * The credentials a user redeemed (table `credentials`, keyed by user and credential id), the
@@ -56,6 +57,15 @@ export interface CachedCredential {
   redeemedAt: string;
   status: ChainCredentialStatus;
   kycStatus?: KycStatus;
+  /**
+   * The BBS form the issuer sent with a KYC credential, for the holder's device to derive
+   * selective-disclosure proofs from; it holds the date of birth, so it is served to this user
+   * only. null when the issuer sent none (or one that was not the credential's own, see bbsRefused).
+   * Optional: records cached before forms existed have none.
+   */
+  bbs?: BbsForm | null;
+  /** why a BBS form the issuer sent was not kept */
+  bbsRefused?: string;
 }
 
 export interface RedeemedOffer {

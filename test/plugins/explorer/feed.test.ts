@@ -5,6 +5,7 @@ import { WebSocket } from 'ws';
 import { createLogger } from '../../../node/logging.js';
 import { Feed, type FeedLimits } from '../../../plugins/explorer/feed.js';
 import type { Indexed } from '../../../plugins/explorer/indexer.js';
+import type { VerificationRow } from '../../../plugins/explorer/verification-index.js';
 
 const log = createLogger({ level: 'silent' });
 const limits: FeedLimits = { maxClients: 2, maxMessageBytes: 256, maxMessagesPerMinute: 5, maxBufferedBytes: 1024 * 1024, pingMs: 60_000 };
@@ -40,6 +41,7 @@ const indexed: Indexed = {
   txs: [{ hash: 'h1', block_height: 5, tx_index: 0, sender: 's', type: 'Transfer', recipient: 'r', amount: '10', fee: '1', status: 'success', timestamp_ms: '1', raw_payload: { Transfer: { to: 'r', amount: 10n } }, created_at: 'now' }],
   dids: [],
   credentials: [],
+  verifications: [],
 };
 
 t.test('subscribe, receive items of the subscribed topics in REST row shape, unsubscribe', async (t) => {
@@ -58,6 +60,33 @@ t.test('subscribe, receive items of the subscribed topics in REST row shape, uns
   t.same((await c.next()).map((m) => m.type), ['block']);
   await new Promise((r) => setTimeout(r, 50));
   t.equal(c.messages.length, 0, 'no transaction after unsubscribing');
+});
+
+t.test('the verifications topic: a row each time a request changes, in the REST row shape', async (t) => {
+  const { feed, connect } = await serve(t);
+  const c = await connect();
+  c.ws.send(JSON.stringify({ subscribe: ['verifications'] }));
+  t.same(await c.next(), [{ type: 'subscribed', topics: ['verifications'] }]);
+  const row: VerificationRow = {
+    request_id: 'req-1',
+    requester_did: 'did:ledger:testnet:a',
+    subject_did: 'did:ledger:testnet:b',
+    purpose: 'account opening',
+    claim_types: ['KYCCredential'],
+    fee: '100000',
+    status: 'final',
+    verified: true,
+    answers: 1,
+    request_height: 4,
+    deadline_height: 304,
+    final_height: 6,
+    consensus_round: 6,
+    request_ms: '1',
+    final_ms: '2',
+    tx_hash: 'h1',
+  };
+  feed.publish({ ...indexed, verifications: [row] });
+  t.same(await c.next(), [{ type: 'verification', data: row }], 'only the subscribed topic');
 });
 
 t.test('bad messages get an error; limits close the connection; other paths and extra clients are refused', async (t) => {

@@ -9,12 +9,17 @@ import { refuseSecretParams, refuseSecrets } from '../secrets.js';
 
 /**
  * The user's KYC credentials (seed 001 B):
- *   GET  /v1/credentials       the cached credentials, each status refreshed (a JSON array, `[]` when none)
+ *   GET  /v1/credentials       the cached credentials, each status refreshed (a JSON array, `[]` when none),
+ *                              each with its BBS form (`bbs`, null when none) for the device's proofs
  *   POST /v1/oid4vci/redeem    `{credentialOffer, txCode?}`: 200 `{status: "proof_required", …}` when
  *                              the issuer wants a proof of possession, else 201 and the credential;
  *                              then `{redeemId, proofSignature | proofJwt}`: 201 and the credential
  * (credentials/redeem.ts explains the two calls: the proof is signed on the phone).
+ * A credential and its BBS form hold the user's personal data (the BBS form the date of birth):
+ * every answer is the caller's own records, and `Cache-Control: no-store` keeps them out of caches.
  */
+
+const PRIVATE = { 'cache-control': 'no-store' };
 
 export interface CredentialRouteDeps {
   store: CredentialStore;
@@ -40,7 +45,7 @@ export function mountCredentials(router: WalletRouter, deps: CredentialRouteDeps
     onlyQuery(req.query, []);
     const refreshed = await deps.status.refresh(await deps.store.list(req.caller.userId));
     await deps.store.put(...refreshed);
-    return refreshed;
+    return new Reply(200, refreshed.map((r) => ({ ...r, bbs: r.bbs ?? null })), PRIVATE);
   });
 
   router.add('POST', '/v1/oid4vci/redeem', 'session', async (req) => {
@@ -54,12 +59,12 @@ export function mountCredentials(router: WalletRouter, deps: CredentialRouteDeps
       const proofJwt = optionalString(body, 'proofJwt', { max: MAX_PROOF_JWT_CHARS });
       if ((proofSignature === undefined) === (proofJwt === undefined)) throw validation('send exactly one of proofSignature and proofJwt with the redeemId', 'proofSignature');
       const record = await deps.redeemer.complete(req.caller, { redeemId, ...(proofSignature !== undefined ? { proofSignature } : { proofJwt: proofJwt! }) });
-      return new Reply(201, record);
+      return new Reply(201, record, PRIVATE);
     }
     onlyFields(body, ['credentialOffer', 'txCode']);
     const credentialOffer = offerText(body['credentialOffer']);
     const txCode = optionalString(body, 'txCode', { max: MAX_TX_CODE_CHARS });
     const out = await deps.redeemer.start(req.caller, { credentialOffer, ...(txCode !== undefined ? { txCode } : {}) });
-    return out.status === 'proof_required' ? new Reply(200, out) : new Reply(201, out.credential);
+    return out.status === 'proof_required' ? new Reply(200, out) : new Reply(201, out.credential, PRIVATE);
   });
 }

@@ -10,11 +10,13 @@ import { CredentialStatusChecker } from '../../../../plugins/wallet/credentials/
 import { CredentialStore } from '../../../../plugins/wallet/credentials/store.js';
 import { WalletAuthenticator } from '../../../../plugins/wallet/http/auth.js';
 import { mountCredentials } from '../../../../plugins/wallet/http/routes/credentials.js';
+import { mountVerificationRequests } from '../../../../plugins/wallet/http/routes/verification-requests.js';
 import { createWalletRouter } from '../../../../plugins/wallet/http/router.js';
 import type { WalletBase } from '../../../../plugins/wallet/services.js';
 import type { User } from '../../../../plugins/wallet/types.js';
 import { WalletSessions } from '../../../../plugins/wallet/users/sessions.js';
 import { UserStore } from '../../../../plugins/wallet/users/store.js';
+import { VerificationRequests } from '../../../../plugins/wallet/verification/requests.js';
 import { KycClient } from '../../../../bench/lib/kyc/client.js';
 import { testJpeg } from '../../../../bench/lib/kyc/images.js';
 import { startTestNode, type TestNode } from '../../../fixtures/real-node.js';
@@ -23,8 +25,8 @@ import { chainHelpers, ERRORS_BASE, storeSignedIn } from '../harness.js';
 import { until } from '../../../fixtures/wait.js';
 
 /**
- * The real KYC plugin and the wallet's credential routes in one real node, as `npm start` runs
- * them: the wallet parts are built the way test/plugins/wallet/harness.ts builds them, with
+ * The real KYC plugin and the wallet's credential and verification request routes in one real
+ * node, as `npm start` runs them: the wallet parts are built the way harness.ts builds them, with
  * `kycUrl` pointed at the KYC plugin once it listens. A sandbox organization (account and API
  * key) completes verification sessions for a subject DID, whose credential offers the wallet
  * then redeems.
@@ -74,6 +76,8 @@ class CredentialWalletPlugin implements Plugin {
     const status = new CredentialStatusChecker({ chain: ctx.chain, kycUrl: () => config.kycUrl, now: base.now, log: ctx.log });
     const redeemer = new CredentialRedeemer({ base, store, status });
     mountCredentials(router, { store, redeemer, status });
+    // what a holder is asked to present with its credentials (test/plugins/wallet/verification)
+    mountVerificationRequests(router, { requests: new VerificationRequests({ chain: ctx.chain }) });
     router.fallback('/v1');
     this.wallet = { base, users, sessions, store, status, redeemer };
   }

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { buildDidDeactivate, generateSeed, RpcClient, signAndEncode, waitForReceipt } from '../../../../node/client/index.js';
 import { readKeyFile } from '../../../../node/config/keyfile.js';
 import { sign } from '../../../../node/crypto/ed25519.js';
+import { toHex } from '../../../../node/protocol/bytes.js';
+import { KYC_BBS_HEADER, kycBbsIndex } from '../../../../node/protocol/kyc-bbs.js';
 import { HttpProblem } from '../../../../plugins/common/http/problems.js';
 import { ERRORS_BASE } from '../harness.js';
 import { startKycWallet, type Holder, type KycWallet } from './kyc-wallet.js';
@@ -93,6 +95,13 @@ t.test('redeem with the holder proof, list, revoke; PIN, replay and proof failur
       credential: { id: credentialId, credentialSubject: { id: alice.user.did, kycLevel: 2 }, proof: { type: 'Ed25519Signature2020' } },
     });
     t.match(await rpc.credentialVerify(credentialId), { valid: true, credential: { issuer_did: record.issuer } });
+    const registered = ((await rpc.credentialVerify(credentialId)) as unknown as { credential: Record<string, unknown> }).credential;
+    t.match(record.bbs, { publicKey: registered['bbs_public_key'], header: toHex(KYC_BBS_HEADER), messageCount: registered['bbs_message_count'], signature: /^[0-9a-f]+$/ }, 'the BBS form is kept with the credential, under the key the chain registered');
+    t.equal(record.bbs.messages[kycBbsIndex('id')], `id=${credentialId}`);
+    t.equal(record.bbs.messages[kycBbsIndex('subject')], `subject=${alice.user.did}`);
+    t.match(record.bbs.messages[kycBbsIndex('birthDate')], /^birthDate=/, 'with the date of birth: for its holder only');
+    t.notOk('bbsRefused' in record);
+    t.equal(done.headers.get('cache-control'), 'no-store', 'personal data stays out of caches');
 
     const again = await k.req('POST', '/v1/oid4vci/redeem', { cookie: alice.cookie, body: { redeemId: p.redeemId, proofSignature: proofSignature(alice, p.signingInput) } });
     t.equal(again.status, 404, 'a completed redeem is gone');
@@ -105,6 +114,9 @@ t.test('redeem with the holder proof, list, revoke; PIN, replay and proof failur
     const list = await k.req('GET', '/v1/credentials', { cookie: alice.cookie });
     t.equal(list.status, 200);
     t.equal(list.body.length, 1);
+    t.equal(list.headers.get('cache-control'), 'no-store');
+    t.same(list.body[0].bbs, (await k.wallet.store.get(alice.user.id, credentialId))!.bbs, 'the BBS form is served to its holder');
+    t.match(list.body[0].bbs, { messages: Array, signature: /^[0-9a-f]+$/ });
     t.match(list.body[0], {
       id: credentialId,
       status: { valid: true, revoked: false, issuerActive: true },
