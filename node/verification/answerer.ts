@@ -49,6 +49,9 @@ export function committeeSeat(v: VerificationRecord, set: EpochValidatorSet | un
   return { vrfProof };
 }
 
+/** thrown through the check when the request closed while the check waited */
+class RequestClosed extends Error {}
+
 /** at most this many checks wait or run at once; past it a presentation is dropped, and the subject can present again */
 const MAX_IN_FLIGHT = 256;
 
@@ -88,7 +91,21 @@ export class Answerer {
       this.d.log.debug({ request: p.requestId, reason: seat.skip }, 'no answer');
       return 'skipped';
     }
-    const outcome = await checkPresentation({ chainId: this.d.chainId, request: { ...v.request, signature: toHex(v.signature) }, requestMs: v.requestMs, presentation: p, ...this.d.check });
+    // A check can wait in the pool's queue for seconds; a request that closed meanwhile (final
+    // with others' answers, or expired) is not worth the proof work, nor a transaction.
+    const stillOpen = async () => (await this.d.verification(p.requestId))?.status === 'pending';
+    const gated = <A extends unknown[], R>(work: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+      if (!(await stillOpen())) throw new RequestClosed();
+      return work(...args);
+    };
+    const check = { ...this.d.check, verifyBbs: gated(this.d.check.verifyBbs), verifyDirect: gated(this.d.check.verifyDirect) };
+    let outcome;
+    try {
+      outcome = await checkPresentation({ chainId: this.d.chainId, request: { ...v.request, signature: toHex(v.signature) }, requestMs: v.requestMs, presentation: p, ...check });
+    } catch (err) {
+      if (err instanceof RequestClosed) return 'skipped';
+      throw err;
+    }
     if ('refused' in outcome) {
       this.d.log.info({ request: p.requestId, code: outcome.refused.code, reason: outcome.refused.message }, 'presentation refused');
       return 'refused';
@@ -101,12 +118,15 @@ export class Answerer {
       claims: outcome.claims,
       signature: signAnswer(this.d.seed, this.d.chainId, p.requestId, outcome.presentationHash, outcome.claims),
     };
+    let closed = false;
     const send = this.sending.then(async () => {
+      if (!(await stillOpen())) return void (closed = true);
       const nonce = await this.d.nextNonce(this.address);
       await this.d.submit(signTransaction(this.d.chainId, { senderPubkey: this.d.publicKey, nonce, payload }, this.d.seed));
     });
     this.sending = send.catch(() => undefined);
     await send;
+    if (closed) return 'skipped';
     this.d.log.info({ request: p.requestId, verified: outcome.claims.every((c) => c.satisfied) }, 'answered verification request');
     return 'answered';
   }

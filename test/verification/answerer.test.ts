@@ -92,3 +92,39 @@ t.test('no answer: not a member, already answered, closed, or a presentation tha
   t.equal(await a.onPresentation(present(adult, [await bbsEntry(adult, 0, ['kycLevel', 'ageOver18'], { requestId: 'req-a' })], 'unknown')), 'skipped', 'an unknown request');
   t.equal(sent.length, 0);
 });
+
+t.test('a request that closes while its check waits costs no proof work and no transaction', async (t) => {
+  const world = new World([adult]);
+  const records = new Map([['req-c', record(adult.did, 'req-c')]]);
+  const sent: Transaction[] = [];
+  let proofs = 0;
+  const lookups = world.chain();
+  const a = new Answerer({
+    chainId: CHAIN_ID,
+    seed: me.seed,
+    publicKey: me.publicKey,
+    verification: async (id) => records.get(id),
+    validatorSet: async () => set(me, other),
+    check: {
+      chain: {
+        ...lookups,
+        // the others' answers make the request final while this member looks the credential up
+        credential: async (id) => {
+          records.set('req-c', { ...records.get('req-c')!, status: 'final' });
+          return lookups.credential(id);
+        },
+      },
+      verifyBbs: async () => {
+        proofs++;
+        return true;
+      },
+      verifyDirect: async () => true,
+    },
+    nextNonce: async () => 0n,
+    submit: async (tx) => void sent.push(tx),
+    log,
+  });
+  t.equal(await a.onPresentation(present(adult, [await bbsEntry(adult, 0, ['kycLevel', 'ageOver18'], { requestId: 'req-c' })], 'req-c')), 'skipped');
+  t.equal(proofs, 0, 'no proof verified');
+  t.equal(sent.length, 0, 'no answer sent');
+});
