@@ -4,7 +4,9 @@ import { fromHex, toHex, utf8 } from '../protocol/bytes.js';
 import type { Credential } from '../protocol/credential-document.js';
 import { formatCredentialId, parseCredentialId } from '../protocol/credential-id.js';
 import { parseDid } from '../protocol/did.js';
-import { KYC_BBS_FIELDS, KYC_BBS_HEADER, KYC_BBS_MESSAGE_COUNT, kycBbsIndex, type KycBbsField } from '../protocol/kyc-bbs.js';
+import { KYC_BBS_FIELDS, KYC_BBS_HEADER, KYC_BBS_MESSAGE_COUNT, kycBbsIndex, type KycBbsField, type KycBbsForm } from '../protocol/kyc-bbs.js';
+
+export type { KycBbsForm } from '../protocol/kyc-bbs.js';
 import type { RequiredClaim } from '../protocol/verification.js';
 import { requiredDisclosure, type Disclosure } from '../verification/constraints.js';
 import { parsePresentation, presentationHeader, signPresentation, type BbsEntry, type Presentation, type PresentationEntry } from '../verification/presentation.js';
@@ -20,18 +22,6 @@ export type { BbsEntry, DirectEntry, Presentation, PresentationEntry } from '../
  * client package, which ships neither BBS nor JSON-LD.
  */
 
-/** The BBS form of a KYCCredential, as the KYC plugin hands it to the holder (plugins/kyc/issuance/bbs.ts). */
-export interface KycBbsForm {
-  /** hex, the BBS public key the credential request registered (96 bytes) */
-  publicKey: string;
-  /** hex of the BBS header, "ledger-kyc-bbs-v1" */
-  header: string;
-  /** `name=value`, in layout order */
-  messages: string[];
-  /** hex */
-  signature: string;
-  messageCount: number;
-}
 
 /** What meets one required claim: its index in the request, and the credential in one form. */
 export type PresentedCredential = { claim: number } & ({ direct: Credential } | { bbs: KycBbsForm });

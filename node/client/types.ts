@@ -133,21 +133,8 @@ export interface BbsCredentialProofResult {
 /** ledger_getVerificationRequests' `status` filter */
 export type VerificationStatusFilter = 'pending' | 'final' | 'expired' | 'all';
 
-/** A verification request and where it stands (ledger_getVerificationRequest(s)). */
-export interface VerificationRequestView {
-  /** the signed request, as submitted */
-  request: VerificationRequest;
-  status: 'pending' | 'final' | 'expired';
-  request_height: number;
-  /** the last height that takes answers */
-  deadline_height: number;
-  /** answers needed, of a committee drawn to hold committee_size */
-  threshold: number;
-  committee_size: number;
-  answers: number;
-  /** the request transaction's hash */
-  tx_hash: string;
-}
+/** A verification request and where it stands (ledger_getVerificationRequest(s)): one definition for the server and the client. */
+export type { VerificationRequestView } from '../protocol/verification-response.js';
 
 /** ledger_submitVerificationRequest */
 export interface SubmittedVerificationRequest {

@@ -110,3 +110,15 @@ export function readKycBbsMessage(index: number, message: Uint8Array): { field: 
   if (!text.startsWith(`${field}=`)) throw invalid('BAD_PRESENTATION', `message ${index} must be ${field}=…`);
   return { field, value: text.slice(field.length + 1) };
 }
+
+/** What the holder receives next to the W3C credential (the KYC plugin's OpenID4VCI answer): bytes as hex, messages as their UTF-8 text. */
+export interface KycBbsForm {
+  /** the BBS public key the credential request registered (96 bytes) */
+  publicKey: string;
+  /** the BBS header, KYC_BBS_HEADER */
+  header: string;
+  /** `name=value`, in layout order */
+  messages: string[];
+  signature: string;
+  messageCount: number;
+}

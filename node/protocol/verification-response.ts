@@ -3,7 +3,7 @@ import { fromHex, toHex } from './bytes.js';
 import { attestationThreshold } from './committee.js';
 import type { VerificationRecord } from './verification-records.js';
 import { verifyAnswer } from './verification-answer.js';
-import { requestVerified, type ClaimResult, type ConsensusProof, type RequiredClaim } from './verification.js';
+import { requestVerified, type ClaimResult, type ConsensusProof, type RequiredClaim, type VerificationRequest } from './verification.js';
 
 /**
  * The response a dApp reads (`ledger_getVerificationResponse`) and checks offline. Seed 002's
@@ -24,6 +24,22 @@ export interface LedgerVerificationResponse {
   chainId: string;
   presentationHash: string | null;
   finalHeight: number | null;
+}
+
+/** A request as the RPC and plugins show it (ledger_getVerificationRequest(s)): seed 002's signed request, and where it stands. */
+export interface VerificationRequestView {
+  /** the signed request, as submitted */
+  request: VerificationRequest;
+  status: 'pending' | 'final' | 'expired';
+  request_height: number;
+  /** the last height that takes answers */
+  deadline_height: number;
+  /** answers needed, of a committee drawn to hold committee_size */
+  threshold: number;
+  committee_size: number;
+  answers: number;
+  /** the request transaction's hash */
+  tx_hash: string;
 }
 
 /** The response of a final or expired request; undefined while it is pending. */

@@ -1,20 +1,8 @@
 import { toHex } from '../../protocol/bytes.js';
-import type { VerificationRecord, VerificationStatus } from '../../protocol/verification-records.js';
-import type { VerificationRequest } from '../../protocol/verification.js';
+import type { VerificationRecord } from '../../protocol/verification-records.js';
+import type { VerificationRequestView } from '../../protocol/verification-response.js';
 
-/** A request as the RPC and plugins show it: seed 002's signed request, and where it stands. */
-export interface VerificationRequestView {
-  request: VerificationRequest;
-  status: VerificationStatus;
-  request_height: number;
-  deadline_height: number;
-  /** answers needed, of a committee drawn to hold committee_size */
-  threshold: number;
-  committee_size: number;
-  answers: number;
-  /** the request transaction's hash */
-  tx_hash: string;
-}
+export type { VerificationRequestView } from '../../protocol/verification-response.js';
 
 export function verificationRequestView(v: VerificationRecord): VerificationRequestView {
   return {

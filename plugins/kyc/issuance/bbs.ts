@@ -2,7 +2,9 @@ import { BBS_PUBLIC_KEY_BYTES, BBS_SECRET_KEY_BYTES, bbsKeyPair, bbsSign, type B
 import { invalid } from '../../../node/errors.js';
 import { fromHex, toHex } from '../../../node/protocol/bytes.js';
 import type { CredentialBody } from '../../../node/protocol/credential-document.js';
-import { KYC_BBS_HEADER, KYC_BBS_MESSAGE_COUNT, kycBbsMessages } from '../../../node/protocol/kyc-bbs.js';
+import { KYC_BBS_HEADER, KYC_BBS_MESSAGE_COUNT, kycBbsMessages, type KycBbsForm } from '../../../node/protocol/kyc-bbs.js';
+
+export type { KycBbsForm } from '../../../node/protocol/kyc-bbs.js';
 import type { PluginDb } from '../../common/store/tables.js';
 
 /**
@@ -39,16 +41,6 @@ export async function loadBbsKey(db: PluginDb, tableName: string, now: () => num
   return pair;
 }
 
-/** What the holder receives next to the W3C credential; bytes are hex, messages their UTF-8 text. */
-export interface KycBbsForm {
-  /** the BBS public key the credential request registered (96 bytes) */
-  publicKey: string;
-  header: string;
-  /** `name=value`, in layout order */
-  messages: string[];
-  signature: string;
-  messageCount: number;
-}
 
 /**
  * Signs the BBS messages of a KYCCredential body: the same id, parties, dates, level, jurisdiction
