@@ -63,3 +63,13 @@ t.test('bbsKeyPair, bbsSign and bbsDeriveProof: a proof verifies with what it di
   await t.rejects(bbsSign({ ...pair, header, messages: [] }), { code: 'BAD_BBS_MESSAGES' });
   await t.rejects(bbsSign({ secretKey: pair.secretKey, publicKey: pair.publicKey.slice(1), header, messages }), { code: 'BAD_BBS_KEY' });
 });
+
+t.test('verification is mcl-wasm’s, loaded on the first call', async (t) => {
+  const first = input(proofs.valid[0]);
+  const { proofVerify } = await import('../../node/crypto/bbs/verify.js');
+  t.equal(await proofVerify({ PK: first.publicKey, proof: first.proof, header: first.header, ph: first.presentationHeader, disclosed: first.disclosed }), true, 'mcl-wasm loads');
+  for (const p of [...proofs.valid, ...proofs.invalid]) t.equal(await verifyBbsProof(input(p)), p.result.valid, p.caseName);
+  const good = input(proofs.valid[2]);
+  t.equal(await verifyBbsProof({ ...good, proof: good.proof.slice(1) }), false, 'truncated proof');
+  t.equal(await verifyBbsProof({ ...good, disclosed: [...good.disclosed].reverse() }), true, 'order of disclosed messages does not matter');
+});
