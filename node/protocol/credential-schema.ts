@@ -5,8 +5,8 @@ import { invalid, LedgerError } from '../errors.js';
 import { parseAddress } from './address.js';
 import { CREDENTIAL_TYPES, isCredentialType, type CredentialType, type KycLevel } from './credential-types.js';
 import { parseDid } from './did.js';
-import { ED25519_SIGNATURE_2020, type Ed25519Signature2020Proof } from './ed25519-signature-2020.js';
-import { CREDENTIAL_CONTEXT } from './jsonld-loader.js';
+import { CREDENTIAL_CONTEXT, ED25519_SIGNATURE_2020 } from './credential-context.js';
+import type { Ed25519Signature2020Proof } from './ed25519-signature-2020.js';
 import { MAX_ACTIVE_VALIDATORS } from './params.js';
 import { REVOCATION_LIST_ENTRIES } from './revocation-list.js';
 

@@ -2,7 +2,10 @@ import { sign, SIGNATURE_LENGTH, verify } from '../crypto/ed25519.js';
 import { sha256 } from '../crypto/hash.js';
 import { base58btcMultibase, fromBase58btcMultibase } from '../crypto/multibase.js';
 import { concatBytes, utf8 } from './bytes.js';
+import { ED25519_SIGNATURE_2020 } from './credential-context.js';
 import { canonicalNQuads, documentLoader, type DocumentLoader } from './jsonld-loader.js';
+
+export { ED25519_SIGNATURE_2020 } from './credential-context.js';
 
 /**
  * The Ed25519Signature2020 Data Integrity suite (W3C CCG di-eddsa-2020, the suite of
@@ -16,7 +19,6 @@ import { canonicalNQuads, documentLoader, type DocumentLoader } from './jsonld-l
  * business: this module only checks a signature against the key it is given.
  */
 
-export const ED25519_SIGNATURE_2020 = 'Ed25519Signature2020';
 
 export interface ProofOptions {
   type: typeof ED25519_SIGNATURE_2020;

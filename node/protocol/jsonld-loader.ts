@@ -4,6 +4,7 @@ import ed25519Context from 'ed25519-signature-2020-context';
 import revocationListContext from 'vc-revocation-list-context';
 import { invalid, isLedgerError, LedgerError } from '../errors.js';
 import { CREDENTIAL_TYPES } from './credential-types.js';
+import { CREDENTIALS_V1_URL, ED25519_2020_URL, LEDGER_CONTEXT_URL, REVOCATION_LIST_2020_URL } from './credential-context.js';
 
 /**
  * JSON-LD for credentials, offline: the contexts a credential may name are bundled, and the
@@ -11,10 +12,7 @@ import { CREDENTIAL_TYPES } from './credential-types.js';
  * network and a document cannot change meaning because a remote context changed.
  */
 
-export const CREDENTIALS_V1_URL = 'https://www.w3.org/2018/credentials/v1';
-export const ED25519_2020_URL = ed25519Context.CONTEXT_URL;
-export const REVOCATION_LIST_2020_URL = revocationListContext.constants.VC_REVOCATION_LIST_CONTEXT_V1_URL;
-export const LEDGER_CONTEXT_URL = 'https://ledger.network/contexts/credentials/v1';
+export { CREDENTIAL_CONTEXT, CREDENTIALS_V1_URL, ED25519_2020_URL, LEDGER_CONTEXT_URL, REVOCATION_LIST_2020_URL } from './credential-context.js';
 const VOCAB = 'https://ledger.network/vocab#';
 const XSD_INTEGER = 'http://www.w3.org/2001/XMLSchema#integer';
 
@@ -37,8 +35,6 @@ export const LEDGER_CONTEXT = deepFreeze({
   },
 });
 
-/** The `@context` of every credential of ours, in this order. */
-export const CREDENTIAL_CONTEXT = [CREDENTIALS_V1_URL, ED25519_2020_URL, REVOCATION_LIST_2020_URL, LEDGER_CONTEXT_URL] as const;
 
 export interface RemoteDocument {
   contextUrl: null;

@@ -3,7 +3,7 @@ import { verify } from '../crypto/ed25519.js';
 import { sha256 } from '../crypto/hash.js';
 import { BBS_FIXED_PROOF_BYTES, BBS_SCALAR_BYTES } from '../crypto/sizes.js';
 import { bytesEqual, fromHex, toHex, utf8 } from '../protocol/bytes.js';
-import { credentialHash, type Credential } from '../protocol/credential-document.js';
+import type { Credential } from '../protocol/credential-document.js';
 import { formatCredentialId, parseCredentialId } from '../protocol/credential-id.js';
 import type { CredentialRecord } from '../protocol/credential-records.js';
 import { authenticationKeys } from '../protocol/did-document.js';
@@ -75,6 +75,11 @@ export type RefusalCode =
   | 'BAD_PRESENTATION_SIGNATURE';
 
 export type CheckOutcome = { refused: { code: RefusalCode; message: string } } | { claims: CommitteeClaimResult[]; presentationHash: Uint8Array };
+
+/** JSON-LD canonicalization, loaded on first use: the node injects its pool's, so its start never loads it */
+async function defaultCredentialHash(c: Credential): Promise<Uint8Array> {
+  return (await import('../protocol/credential-document.js')).credentialHash(c);
+}
 
 export const BBS_PROOF_REFERENCE_PREFIX = 'bbs-bls12381-sha256:';
 
@@ -199,7 +204,7 @@ function directClaim(ctx: ClaimContext, claim: RequiredClaim, e: DirectEntry): J
       if (shared !== undefined || record === undefined) return shared ?? 'not_registered';
       // the issuer paid and registered for the record's issuer and level: the body must say the same
       if (c.issuer.id !== didForIdentifier(ctx.network, record.issuer) || (s.kycLevel ?? 0) !== record.kycLevel) return 'record_mismatch';
-      if (!bytesEqual(await (ctx.hashCredential ?? credentialHash)(c), record.hash)) return 'hash_mismatch';
+      if (!bytesEqual(await (ctx.hashCredential ?? defaultCredentialHash)(c), record.hash)) return 'hash_mismatch';
       const key = await ctx.chain.issuerKey(c.issuer.id);
       if (key === undefined) {
         // A deactivated issuer's key is gone. The body is still the issuer's: its hash was

@@ -4,7 +4,7 @@ import { MAX_BBS_PROOF_BYTES } from '../crypto/sizes.js';
 import { invalid, type LedgerError } from '../errors.js';
 import { concatBytes, toHex, utf8 } from '../protocol/bytes.js';
 import { formatCredentialId, parseCredentialId } from '../protocol/credential-id.js';
-import { parseCredential, type Credential } from '../protocol/credential-document.js';
+import { parseCredential, type Credential } from '../protocol/credential-schema.js';
 import { parseDid } from '../protocol/did.js';
 import { KYC_BBS_FIELDS, KYC_BBS_STRUCTURAL, kycBbsIndex } from '../protocol/kyc-bbs.js';
 import { canonicalJson } from '../protocol/verification.js';

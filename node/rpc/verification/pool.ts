@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { consistentShape, verifyBbsProof, type BbsProofInput } from '../../crypto/bbs.js';
 import { LedgerError } from '../../errors.js';
-import run, { type VerifyTask } from './worker.js';
+import type { VerifyTask } from './worker.js';
 import type { Credential } from '../../protocol/credential-document.js';
 
 /**
@@ -68,7 +68,8 @@ export function createVerifyPool(opts: VerifyPoolOptions): VerifyPool {
       pending--;
     }
   };
-  const exec = (task: VerifyTask) => (pool ? (pool.run(task) as Promise<boolean | Uint8Array>) : run(task));
+  // inline (tests only), the worker module is loaded on first use: it brings JSON-LD, which a node's start need not load
+  const exec = async (task: VerifyTask) => (pool ? (pool.run(task) as Promise<boolean | Uint8Array>) : (await import('./worker.js')).default(task));
   return {
     verifyBbs: async (input, cost) => {
       if (!consistentShape(input)) return false;
