@@ -17,8 +17,9 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CIPHERSUITES, deriveProof, generateKeyPair, sign, verifyProof } from '@digitalbazaar/bbs-signatures';
+import { CIPHERSUITES, deriveProof, generateKeyPair, sign } from '@digitalbazaar/bbs-signatures';
 import { bbsDeriveProof, verifyBbsProof, type BbsProofInput } from '../node/crypto/bbs.js';
+import { libraryProofVerify } from '../node/crypto/bbs/reference.js';
 import { proofVerify } from '../node/crypto/bbs/verify.js';
 import { bbsVerifyCost } from '../node/rpc/verification/cost.js';
 import { makeBbsProof } from './lib/bbs-proof.js';
@@ -79,17 +80,7 @@ const mustVerify = (ok: boolean) => {
   if (!ok) throw new Error('a valid proof did not verify');
 };
 const referenceVerify = (p: BbsProofInput) => async () =>
-  mustVerify(
-    await verifyProof({
-      publicKey: p.publicKey,
-      proof: p.proof,
-      header: p.header,
-      presentationHeader: p.presentationHeader,
-      disclosedMessages: p.disclosed.map((d) => d.message),
-      disclosedMessageIndexes: p.disclosed.map((d) => d.index),
-      ciphersuite,
-    }),
-  );
+  mustVerify(await libraryProofVerify({ PK: p.publicKey, proof: p.proof, header: p.header, ph: p.presentationHeader, disclosed: p.disclosed }));
 
 interface VerifyRow extends Timing {
   messages: number;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { CIPHERSUITES, deriveProof, generateKeyPair, sign, verifyProof } from '@digitalbazaar/bbs-signatures';
+import { CIPHERSUITES, deriveProof, generateKeyPair, sign } from '@digitalbazaar/bbs-signatures';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { expand_message_xmd } from '@noble/curves/abstract/hash-to-curve.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -7,7 +7,7 @@ import { verifyBbsProof } from '../../node/crypto/bbs.js';
 import { GENERATOR_COUNT } from '../../node/crypto/bbs/generators.js';
 import { ctMsm, mockedRandomScalars, octetsToSignature, proofGen } from '../../node/crypto/bbs/prove.js';
 import { calculateDomain, concatBytes, createGenerators, expandMessage, generatorsBytes, hashToScalar, messagesToScalars, P1_BYTES, r, scalarBytes } from '../../node/crypto/bbs/suite.js';
-import { referenceProofVerify } from '../../node/crypto/bbs/reference.js';
+import { libraryProofVerify, referenceProofVerify } from '../../node/crypto/bbs/reference.js';
 import { proofVerify, type ProofVerifyInput } from '../../node/crypto/bbs/verify.js';
 import { fromHex, toHex, utf8 } from '../../node/protocol/bytes.js';
 import { MAX_BBS_MESSAGES } from '../../node/crypto/sizes.js';
@@ -33,23 +33,6 @@ function vectorInput(p: any): ProofVerifyInput {
     ph: fromHex(p.presentationHeader),
     disclosed: p.disclosedIndexes.map((index: number, i: number) => ({ index, message: fromHex(p.disclosedMessages[i]) })),
   };
-}
-
-/** the reference library's answer, false where it throws */
-async function reference(i: ProofVerifyInput): Promise<boolean> {
-  try {
-    return await verifyProof({
-      publicKey: i.PK,
-      proof: i.proof,
-      header: i.header,
-      presentationHeader: i.ph,
-      disclosedMessages: i.disclosed.map((d) => d.message),
-      disclosedMessageIndexes: i.disclosed.map((d) => d.index),
-      ciphersuite,
-    });
-  } catch {
-    return false;
-  }
 }
 
 t.test('the generator table is create_generators(1025) of the draft', async (t) => {
@@ -172,7 +155,7 @@ t.test('our proofs and the library’s verify under both, and agree on every tam
       const label = `${n} messages, disclosed [${indexes.join(',')}]`;
       t.equal(ours.length, theirs.length, `${label}: same length`);
       t.equal(await proofVerify({ ...base, proof: theirs }), true, `${label}: the library's proof verifies`);
-      t.equal(await reference({ ...base, proof: ours }), true, `${label}: our proof verifies under the library`);
+      t.equal(await libraryProofVerify({ ...base, proof: ours }), true, `${label}: our proof verifies under the library`);
 
       // every byte region of the proof, and every other input, tampered
       const tampered: Array<[string, ProofVerifyInput]> = [];
@@ -194,7 +177,7 @@ t.test('our proofs and the library’s verify under both, and agree on every tam
         tampered.push(['a message claimed at another index', { ...base, disclosed: moved, proof: ours }]);
       }
       for (const [what, input] of tampered) {
-        if (compareTampered) t.equal(await reference(input), false, `${label}, ${what}: the library refuses it`);
+        if (compareTampered) t.equal(await libraryProofVerify(input), false, `${label}, ${what}: the library refuses it`);
         t.equal(await proofVerify(input), false, `${label}, ${what}: so do we`);
       }
     }
@@ -260,7 +243,7 @@ t.test('encodings the draft refuses', async (t) => {
       proof.set(bytes, slot * 48);
       const input = { ...good, proof };
       t.equal(await proofVerify(input), false, `point ${slot} ${what}`);
-      t.equal(await reference(input), false, `point ${slot} ${what}: the library agrees`);
+      t.equal(await libraryProofVerify(input), false, `point ${slot} ${what}: the library agrees`);
       t.equal(await referenceProofVerify(input), false, `point ${slot} ${what}: the reference path too`);
     }
   }
