@@ -1,63 +1,25 @@
 import t from 'tap';
 import type { CommittedBlock } from '../../../node/chain/app.js';
-import { keyPairFromSeed } from '../../../node/crypto/ed25519.js';
+import { keyPairFromSeed, type Ed25519KeyPair } from '../../../node/crypto/ed25519.js';
 import { addressBytesFromPublicKey, addressFromPublicKey } from '../../../node/protocol/address.js';
-import { blockHash, transactionsRoot, type Block } from '../../../node/protocol/block.js';
-import { toHex } from '../../../node/protocol/bytes.js';
-import type { Payload } from '../../../node/protocol/payloads.js';
-import { SUCCESS, type Receipt, type ReceiptEvent } from '../../../node/protocol/receipt.js';
-import { signTransaction, transactionHash, type Transaction } from '../../../node/protocol/transaction.js';
+import { SUCCESS } from '../../../node/protocol/receipt.js';
 import { openDatabase } from '../../../node/state/db.js';
 import { CATCH_UP_GROUP, CATCH_UP_TXS, indexBlocks, Indexer, type Indexed } from '../../../plugins/explorer/indexer.js';
 import { scan } from '../../../plugins/explorer/store.js';
+import { committedChain, type TxSpec } from './committed-chain.js';
 
 const CHAIN = 'indexer-test';
 const NETWORK = 'testnet';
-const [a, b, c] = [1, 2, 3].map((n) => keyPairFromSeed(new Uint8Array(32).fill(n)));
+const [a, b, c] = [1, 2, 3].map((n) => keyPairFromSeed(new Uint8Array(32).fill(n))) as [Ed25519KeyPair, Ed25519KeyPair, Ed25519KeyPair];
 const did = `did:ledger:${NETWORK}:${addressFromPublicKey(c!.publicKey)}`;
 
-interface Spec {
-  from: typeof a;
-  payload: Payload;
-  status?: string;
-  events?: ReceiptEvent[];
-}
+type Spec = TxSpec;
 
 const transfer = (from: typeof a, to: typeof a, status = SUCCESS): Spec => ({ from, payload: { kind: 'Transfer', to: addressBytesFromPublicKey(to!.publicKey), amount: 5n }, status });
 
-/** Blocks from seq 0 with these transactions (the signature is not checked: a fixed key signs). */
+/** Blocks from seq 0 with these transactions, at even heights (the signature is not checked: a fixed key signs). */
 function chain(blocks: Spec[][], sign = true): CommittedBlock[] {
-  let parent: Uint8Array = new Uint8Array(32);
-  let nonce = 0n;
-  return blocks.map((specs, seq) => {
-    const transactions: Transaction[] = specs.map((s) => {
-      const unsigned = { senderPubkey: s.from!.publicKey, nonce: nonce++, payload: s.payload };
-      return sign ? signTransaction(CHAIN, unsigned, s.from!.seed) : { ...unsigned, signature: new Uint8Array(64) };
-    });
-    const header = {
-      height: seq * 2,
-      round: seq,
-      parentHash: parent,
-      stateRoot: new Uint8Array(32).fill(seq % 256),
-      transactionsRoot: transactionsRoot(CHAIN, transactions),
-      timestampMs: 1_000_000 + seq * 1_000,
-      proposer: addressBytesFromPublicKey(a!.publicKey),
-      justify: { round: 0, height: 0, blockHash: parent, signers: Uint8Array.of(1), signature: new Uint8Array(96) },
-    };
-    const block: Block = { header, hash: blockHash(header), transactions };
-    parent = block.hash;
-    const receipts: Receipt[] = transactions.map((tx, i) => ({
-      tx_hash: transactionHash(CHAIN, tx),
-      status: specs[i]!.status ?? SUCCESS,
-      block_height: header.height,
-      fee_paid: 10n,
-      events: specs[i]!.events ?? [],
-      block_hash: toHex(block.hash),
-      block_seq: seq,
-      tx_index: i,
-    }));
-    return { block, seq, receipts };
-  });
+  return committedChain(CHAIN, blocks, { proposer: addressBytesFromPublicKey(a!.publicKey), height: (seq) => seq * 2, timestampMs: (seq) => 1_000_000 + seq * 1_000, sign });
 }
 
 /** Twelve blocks where the same addresses recur, a self-transfer, a failure, and a DID created then deactivated. */

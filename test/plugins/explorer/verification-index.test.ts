@@ -1,17 +1,15 @@
 import t from 'tap';
 import type { CommittedBlock } from '../../../node/chain/app.js';
 import { ECVRF_PROOF_LENGTH } from '../../../node/crypto/sizes.js';
-import { keyPairFromSeed } from '../../../node/crypto/ed25519.js';
+import { keyPairFromSeed, type Ed25519KeyPair } from '../../../node/crypto/ed25519.js';
 import { addressBytesFromPublicKey, addressFromPublicKey } from '../../../node/protocol/address.js';
-import { blockHash, transactionsRoot, type Block } from '../../../node/protocol/block.js';
-import { toHex } from '../../../node/protocol/bytes.js';
 import { didForPublicKey } from '../../../node/protocol/did.js';
 import type { Payload } from '../../../node/protocol/payloads.js';
-import { SUCCESS, type Receipt, type ReceiptEvent } from '../../../node/protocol/receipt.js';
-import { signTransaction, transactionHash, type Transaction } from '../../../node/protocol/transaction.js';
+import { SUCCESS, type ReceiptEvent } from '../../../node/protocol/receipt.js';
 import { openDatabase } from '../../../node/state/db.js';
 import { Indexer, type Indexed } from '../../../plugins/explorer/indexer.js';
 import { scan } from '../../../plugins/explorer/store.js';
+import { committedChain, type TxSpec } from './committed-chain.js';
 
 /**
  * Verification requests in the explorer's index, from blocks whose receipts carry the events
@@ -22,17 +20,12 @@ import { scan } from '../../../plugins/explorer/store.js';
 
 const CHAIN = 'verification-index-test';
 const NETWORK = 'testnet';
-const [requester, subject, validator] = [1, 2, 3].map((n) => keyPairFromSeed(new Uint8Array(32).fill(n)));
+const [requester, subject, validator] = [1, 2, 3].map((n) => keyPairFromSeed(new Uint8Array(32).fill(n))) as [Ed25519KeyPair, Ed25519KeyPair, Ed25519KeyPair];
 const requesterDid = didForPublicKey(NETWORK, requester!.publicKey);
 const subjectDid = didForPublicKey(NETWORK, subject!.publicKey);
 const VALIDATOR = addressFromPublicKey(validator!.publicKey);
 
-interface Spec {
-  from: typeof requester;
-  payload: Payload;
-  status?: string;
-  events?: ReceiptEvent[];
-}
+type Spec = TxSpec;
 
 let nonce = 0;
 function request(id: string, deadline: number, status = SUCCESS): Spec {
@@ -64,33 +57,7 @@ function answer(id: string, answers: number, finalized?: boolean): Spec {
 
 /** Blocks from seq 0, height = seq, with these transactions and receipts (the events are what execution would write). */
 function chain(blocks: Spec[][]): CommittedBlock[] {
-  let parent: Uint8Array = new Uint8Array(32);
-  return blocks.map((specs, seq) => {
-    const transactions: Transaction[] = specs.map((s, i) => signTransaction(CHAIN, { senderPubkey: s.from!.publicKey, nonce: BigInt(seq * 10 + i), payload: s.payload }, s.from!.seed));
-    const header = {
-      height: seq,
-      round: seq,
-      parentHash: parent,
-      stateRoot: new Uint8Array(32).fill(seq),
-      transactionsRoot: transactionsRoot(CHAIN, transactions),
-      timestampMs: 2_000_000 + seq * 1_000,
-      proposer: addressBytesFromPublicKey(validator!.publicKey),
-      justify: { round: 0, height: 0, blockHash: parent, signers: Uint8Array.of(1), signature: new Uint8Array(96) },
-    };
-    const block: Block = { header, hash: blockHash(header), transactions };
-    parent = block.hash;
-    const receipts: Receipt[] = transactions.map((tx, i) => ({
-      tx_hash: transactionHash(CHAIN, tx),
-      status: specs[i]!.status ?? SUCCESS,
-      block_height: header.height,
-      fee_paid: 10n,
-      events: specs[i]!.events ?? [],
-      block_hash: toHex(block.hash),
-      block_seq: seq,
-      tx_index: i,
-    }));
-    return { block, seq, receipts };
-  });
+  return committedChain(CHAIN, blocks, { proposer: addressBytesFromPublicKey(validator!.publicKey), height: (seq) => seq, timestampMs: (seq) => 2_000_000 + seq * 1_000, nonce: (seq, i) => BigInt(seq * 10 + i) });
 }
 
 const BLOCKS = chain([
