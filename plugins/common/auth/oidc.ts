@@ -40,6 +40,8 @@ export interface OidcVerifierOptions {
   fetchTimeoutMs?: number;
   /** the claim that names the operator's tenant; default `tenant` */
   tenantClaim?: string;
+  /** the clock of the discovery cache, in ms; default Date.now (a test passes its own, so that a slow machine cannot age the cache) */
+  cacheClock?: () => number;
 }
 
 export interface IdTokenClaims {
@@ -76,6 +78,7 @@ export class OidcVerifier {
   private readonly discoveryTtlMs: number;
   private readonly fetchTimeoutMs: number;
   private readonly tenantClaim: string;
+  private readonly cacheClock: () => number;
   private readonly discoveryUrl: string;
   private discovered: Discovered | undefined;
   private pending: Promise<Discovered> | undefined;
@@ -93,6 +96,7 @@ export class OidcVerifier {
     this.discoveryTtlMs = opts.discoveryTtlMs ?? DEFAULT_DISCOVERY_TTL_MS;
     this.fetchTimeoutMs = opts.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
     this.tenantClaim = opts.tenantClaim ?? 'tenant';
+    this.cacheClock = opts.cacheClock ?? Date.now;
     // OpenID Connect Discovery §4: the well-known path goes after the issuer's own path
     this.discoveryUrl = `${opts.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
   }
@@ -156,7 +160,7 @@ export class OidcVerifier {
    */
   private async provider(): Promise<Discovered> {
     const cached = this.discovered;
-    if (cached && Date.now() - cached.at < this.discoveryTtlMs) return cached;
+    if (cached && this.cacheClock() - cached.at < this.discoveryTtlMs) return cached;
     this.pending ??= this.discover().finally(() => {
       this.pending = undefined;
     });
@@ -186,7 +190,7 @@ export class OidcVerifier {
       this.discovered?.jwksUri === jwksUri
         ? this.discovered.jwks
         : createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: this.fetchTimeoutMs });
-    this.discovered = { at: Date.now(), jwksUri, algorithms, jwks };
+    this.discovered = { at: this.cacheClock(), jwksUri, algorithms, jwks };
     return this.discovered;
   }
 
