@@ -8,8 +8,9 @@
  *    nonce) and its presentation derived ahead: the BBS presentation header binds chainId,
  *    requestId and holder, all known once the requestId is chosen, so no proof work is left to
  *    the measured window;
- * 2. load: at a fixed rate (open loop), `ledger_submitVerificationRequest` round-robin over the
- *    4 nodes (a busy answer is sent again after its retryAfterMs); as soon as a request's block is
+ * 2. load: at a fixed rate (open loop), `ledger_submitVerificationRequest` from 4 dApps, each
+ *    to its own node, as a client keeps one RPC endpoint (a busy answer is sent again after its
+ *    retryAfterMs); as soon as a request's block is
  *    seen committed on node 0, its subject sends the presentation to the next node
  *    (`ledger_submitPresentation`; retried every 20 ms while that node has not committed the
  *    request yet); every validator receives it (the RPC node's own answerer and its peers), checks
@@ -195,7 +196,7 @@ async function main(): Promise<void> {
     };
     const submit = (rec: RequestRecord, p: PreparedRequest): void => {
       rec.submittedAt ??= performance.now();
-      clients[rec.index % clients.length]!.call<{ requestId: string; txHash: string }>('ledger_submitVerificationRequest', [p.request]).then(
+      clients[p.dapp % clients.length]!.call<{ requestId: string; txHash: string }>('ledger_submitVerificationRequest', [p.request]).then(
         (out) => accepted(rec, out.txHash),
         (err: unknown) => {
           const wait = busyRetryAfterMs(err);
@@ -396,7 +397,7 @@ async function main(): Promise<void> {
     method:
       'a devnet of 4 validator processes (no plugins) on this machine; one KYC level-2 credential per subject, BBS with 12 messages, registered by the committee; ' +
       'every request signed and its presentation (8 of 12 messages disclosed) derived before the clock starts, since the presentation header binds chainId, requestId and holder; ' +
-      'requests sent open loop at the rate, round-robin over the nodes (busy answers retried after retryAfterMs); a request is committed when its transaction is seen in a block on node 0 ' +
+      'requests sent open loop at the rate by the dApps round-robin, each dApp to its own node (busy answers retried after retryAfterMs); a request is committed when its transaction is seen in a block on node 0 ' +
       '(followed by seq every 10 ms by a process of its own), and its presentation then goes to the next node; final when the transaction whose receipt holds its VerificationFinalized event is seen there; ' +
       'submit = the request first handed to the HTTP client; final/s = final responses over the time from the first request to the last final one; ' +
       "validators' CPU: user + system of the 4 processes (/proc) from the first request to the end of the drain, per final response, also in Ed25519 and BBS verifications timed by this process (CPU time) right before and after each run",

@@ -1,7 +1,7 @@
 import { ecvrfVerifyCached } from '../crypto/ecvrf.js';
 import { addressBytesFromPublicKey, formatAddress } from '../protocol/address.js';
 import { bytesEqual, toHex } from '../protocol/bytes.js';
-import { attestationThreshold, committeeSize, isSelected, verificationCommitteeSeed } from '../protocol/committee.js';
+import { attestationThreshold, COMMITTEE_SIZE, committeeSize, isSelected, verificationCommitteeSeed } from '../protocol/committee.js';
 import { authenticationKeys } from '../protocol/did-document.js';
 import { INDEX_MARKER } from '../protocol/credential-records.js';
 import type { PayloadOf } from '../protocol/payloads.js';
@@ -14,7 +14,7 @@ import type { PayloadResult, TxContext } from './context.js';
 import type { StateOverlay, StateReader } from './overlay.js';
 import { MAX_TASKS_PER_HEIGHT, SCHEDULED_KINDS, scheduleTask, taskCount } from './scheduled.js';
 import { credit, debit, readActiveDid } from './state-access.js';
-import { readValidatorSet } from './validator-set.js';
+import { readValidatorSet, type EpochValidatorSet } from './validator-set.js';
 
 /**
  * Verification requests (docs/protocol.md, "Verification requests and responses"): a relying
@@ -82,10 +82,8 @@ export async function verificationAnswer(state: StateOverlay, ctx: TxContext, se
   const member = set?.validators.find((m) => bytesEqual(m.address, validator));
   if (!set || !member) return { failure: `${formatAddress(validator)} is not in the current validator set` };
   if (v.answers.some((a) => bytesEqual(a.publicKey, senderPubkey))) return { failure: `${formatAddress(validator)} already answered verification request ${p.requestId}` };
-  const beta = ecvrfVerifyCached(senderPubkey, v.seed, p.vrfProof);
-  if (!beta) return { failure: `the VRF proof does not verify for the seed of verification request ${p.requestId}` };
-  const total = set.validators.reduce((n, m) => n + m.weight, 0n);
-  if (!isSelected(beta, member.weight, total, set.validators.length)) return { failure: `${formatAddress(validator)} is not in the committee of verification request ${p.requestId}` };
+  const seat = committeeSeatFailure(set, member.weight, senderPubkey, v.seed, p.vrfProof);
+  if (seat) return { failure: `${seat} (verification request ${p.requestId})` };
   const required = v.request.requiredClaims;
   if (p.claims.length !== required.length || p.claims.some((c, i) => c.type !== required[i]!.type)) {
     return { failure: `the answer must hold one result per required claim, in order: ${required.map((c) => c.type).join(', ')}` };
@@ -106,6 +104,22 @@ export async function verificationAnswer(state: StateOverlay, ctx: TxContext, se
   }
   writeVerification(state, key, v);
   return { events };
+}
+
+/**
+ * Up to 21 validators, every member sits on every committee: a VRF proof would prove nothing, so
+ * the answer carries none (and must not, so that an answer has one encoding). Past 21, the proof
+ * must verify for the request's seed and its output select the member.
+ */
+function committeeSeatFailure(set: EpochValidatorSet, weight: bigint, senderPubkey: Uint8Array, seed: Uint8Array, vrfProof: Uint8Array | undefined): string | undefined {
+  const n = set.validators.length;
+  if (n <= COMMITTEE_SIZE) return vrfProof ? `a set of ${n} validators is the whole committee; the answer carries no VRF proof` : undefined;
+  if (!vrfProof) return `a set of ${n} validators draws its committee by VRF; the answer needs its VRF proof`;
+  const beta = ecvrfVerifyCached(senderPubkey, seed, vrfProof);
+  if (!beta) return 'the VRF proof does not verify for the request\'s seed';
+  const total = set.validators.reduce((sum, m) => sum + m.weight, 0n);
+  if (!isSelected(beta, weight, total, n)) return `${formatAddress(addressBytesFromPublicKey(senderPubkey))} is not in the committee`;
+  return undefined;
 }
 
 function agreementKey(a: { presentationHash: Uint8Array; claims: Parameters<typeof encodeClaims>[0] }): string {

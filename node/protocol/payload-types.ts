@@ -65,7 +65,7 @@ export type Payload =
   /** a relying party's signed request; the transaction's signature is the request's (docs/protocol.md) */
   | { kind: 'VerificationRequest'; request: UnsignedVerificationRequest }
   /** a committee member's claim results for a presentation, with its VRF proof and signature (verification-answer.ts) */
-  | { kind: 'VerificationAnswer'; requestId: string; vrfProof: Uint8Array; presentationHash: Uint8Array; claims: ClaimResult[]; signature: Uint8Array };
+  | { kind: 'VerificationAnswer'; requestId: string; /** absent when the whole set is the committee (at most 21 validators) */ vrfProof?: Uint8Array; presentationHash: Uint8Array; claims: ClaimResult[]; signature: Uint8Array };
 
 /** A request as a transaction carries it: chain id and nonce set, the signature in the transaction. */
 export type UnsignedVerificationRequest = Omit<VerificationRequest, 'signature' | 'chainId' | 'nonce'> & { chainId: string; nonce: number };

@@ -1,25 +1,28 @@
-import { ecvrfProofToHash, ecvrfProve } from '../crypto/ecvrf.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EpochValidatorSet } from '../execution/validator-set.js';
 import type { Logger } from '../logging.js';
 import { addressBytesFromPublicKey } from '../protocol/address.js';
-import { bytesEqual, toHex } from '../protocol/bytes.js';
-import { isSelected } from '../protocol/committee.js';
+import { toHex } from '../protocol/bytes.js';
 import type { PayloadOf } from '../protocol/payloads.js';
 import { signTransaction, type Transaction } from '../protocol/transaction.js';
 import { signAnswer } from '../protocol/verification-answer.js';
 import type { VerificationRecord } from '../protocol/verification-records.js';
 import { checkPresentation, type CheckArgs } from './check.js';
+import type { AnswerSightings } from './answer-sightings.js';
 import type { Presentation } from './presentation.js';
+import { committeeSeat } from './seat.js';
 
 /**
- * A validator's side of a verification request: for each presentation that reaches it, it draws
- * its VRF over the request's seed and, when that selects it, checks the presentation (the proofs in
- * the worker pool) and sends a VerificationAnswer with its claim results. Presentations live in
+ * A validator's side of a verification request: for each presentation that reaches it, it takes
+ * its seat on the request's committee (seat.ts) and, first or as a standby still needed, checks
+ * the presentation (the proofs in the worker pool) and sends a VerificationAnswer with its claim
+ * results. Presentations live in
  * memory only: personal data is never written to disk, and a subject whose validators restarted
  * presents again.
  */
 
-export type AnswerOutcome = 'answered' | 'refused' | 'skipped' | 'failed';
+/** `not_needed`: a standby member whose turn never came, because the others answered */
+export type AnswerOutcome = 'answered' | 'refused' | 'skipped' | 'not_needed' | 'failed';
 
 export interface AnswererDeps {
   chainId: string;
@@ -32,22 +35,21 @@ export interface AnswererDeps {
   check: Pick<CheckArgs, 'chain' | 'verifyBbs' | 'verifyDirect' | 'hashCredential'>;
   nextNonce(address: Uint8Array): Promise<bigint>;
   submit(tx: Transaction): Promise<void>;
+  /** answers seen in the mempool, read by a standby member before its turn */
+  sightings?: AnswerSightings;
+  /** how long a standby member waits for the first members' answers; default STANDBY_DELAY_MS */
+  standbyDelayMs?: number;
   log: Logger;
   count?: (outcome: AnswerOutcome) => void;
 }
 
-/** Why this validator owes no answer to `v`, or the VRF proof it answers with. */
-export function committeeSeat(v: VerificationRecord, set: EpochValidatorSet | undefined, self: { seed: Uint8Array; publicKey: Uint8Array }): { vrfProof: Uint8Array } | { skip: string } {
-  if (v.status !== 'pending') return { skip: `request is ${v.status}` };
-  if (v.answers.some((a) => bytesEqual(a.publicKey, self.publicKey))) return { skip: 'already answered' };
-  const address = addressBytesFromPublicKey(self.publicKey);
-  const member = set?.validators.find((m) => bytesEqual(m.address, address));
-  if (!set || !member) return { skip: 'not in the current validator set' };
-  const vrfProof = ecvrfProve(self.seed, v.seed);
-  const total = set.validators.reduce((n, m) => n + m.weight, 0n);
-  if (!isSelected(ecvrfProofToHash(vrfProof), member.weight, total, set.validators.length)) return { skip: 'not selected for this committee' };
-  return { vrfProof };
-}
+/**
+ * A standby member's wait: long enough for the first members' answers to commit on a healthy
+ * network (about 0.3 s at low load), short enough that one member down costs a response little.
+ */
+export const STANDBY_DELAY_MS = 1500;
+/** with enough answers in flight, a standby member waits this many more delays before it answers anyway */
+const STANDBY_PATIENCE = 2;
 
 /** thrown through the check when the request closed while the check waited */
 class RequestClosed extends Error {}
@@ -91,6 +93,7 @@ export class Answerer {
       this.d.log.debug({ request: p.requestId, reason: seat.skip }, 'no answer');
       return 'skipped';
     }
+    if (seat.standby && !(await this.standbyTurn(p.requestId))) return 'not_needed';
     // A check can wait in the pool's queue for seconds; a request that closed meanwhile (final
     // with others' answers, or expired) is not worth the proof work, nor a transaction.
     const stillOpen = async () => (await this.d.verification(p.requestId))?.status === 'pending';
@@ -113,7 +116,7 @@ export class Answerer {
     const payload: PayloadOf<'VerificationAnswer'> = {
       kind: 'VerificationAnswer',
       requestId: p.requestId,
-      vrfProof: seat.vrfProof,
+      ...(seat.vrfProof ? { vrfProof: seat.vrfProof } : {}),
       presentationHash: outcome.presentationHash,
       claims: outcome.claims,
       signature: signAnswer(this.d.seed, this.d.chainId, p.requestId, outcome.presentationHash, outcome.claims),
@@ -129,5 +132,21 @@ export class Answerer {
     if (closed) return 'skipped';
     this.d.log.info({ request: p.requestId, verified: outcome.claims.every((c) => c.satisfied) }, 'answered verification request');
     return 'answered';
+  }
+
+  /**
+   * A standby member's turn comes when, after a delay, the request is still open and fewer than
+   * its threshold of members have answered, on chain or in flight. Answers in flight that do not
+   * close the request (a member that disagrees, an answer that fails) get a little more time, then
+   * the standby answers anyway.
+   */
+  private async standbyTurn(requestId: string): Promise<boolean> {
+    for (let waits = 0; ; waits++) {
+      await sleep(this.d.standbyDelayMs ?? STANDBY_DELAY_MS);
+      const v = await this.d.verification(requestId);
+      if (v?.status !== 'pending') return false;
+      const answered = this.d.sightings?.count(requestId, v.answers.map((a) => a.publicKey)) ?? v.answers.length;
+      if (answered < v.threshold || waits >= STANDBY_PATIENCE) return true;
+    }
   }
 }

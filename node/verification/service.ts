@@ -8,6 +8,7 @@ import { parseDid } from '../protocol/did.js';
 import type { VerifyPool } from '../rpc/verification/pool.js';
 import { bbsVerifyCost } from '../rpc/verification/cost.js';
 import type { ChainStore } from '../state/chain-store.js';
+import { AnswerSightings } from './answer-sightings.js';
 import { Answerer } from './answerer.js';
 import { didStateOf, type ChainView } from './check.js';
 import { PresentationIntake, type PresentationNetwork } from './intake.js';
@@ -46,6 +47,12 @@ export function startVerificationService(o: {
       return r ? authenticationKeys(r)[0] : undefined;
     },
   };
+  const sightings = new AnswerSightings();
+  if (o.key) {
+    mempool.onAdmitted(({ tx }) => {
+      if (tx.payload.kind === 'VerificationAnswer') sightings.record(tx.payload.requestId, tx.senderPubkey);
+    });
+  }
   const answerer =
     o.key &&
     new Answerer({
@@ -62,6 +69,7 @@ export function startVerificationService(o: {
       },
       nextNonce: async (address) => mempool.pendingNonce(address, (await store.accounts.get(address)).nonce),
       submit: async (tx) => void (await mempool.admit(tx)),
+      sightings,
       log: o.log,
       count: (result) => o.metrics.verificationAnswers.inc({ result }),
     });

@@ -49,13 +49,13 @@ const result = (satisfied: boolean): ClaimResult[] => [
   { type: 'KYCCredential', satisfied, issuer: 'did:ledger:testnet:issuer', issuanceDate: '2026-01-01T00:00:00Z', expirationDate: '2027-01-01T00:00:00Z', proofType: 'zk-snark', zkProofReference: 'bbs-bls12381-sha256:ab', ...(satisfied ? {} : { reason: 'constraint_not_met:minimumAge' }) },
 ];
 
-async function answer(chain: Chain, who: Member, requestId: string, claims: ClaimResult[], o: { presentationHash?: Uint8Array; signWith?: Member } = {}) {
+async function answer(chain: Chain, who: Member, requestId: string, claims: ClaimResult[], o: { presentationHash?: Uint8Array; signWith?: Member; vrf?: boolean } = {}) {
   const v = (await readVerification(chain.state, requestKeyOf(requestId)))!;
   const presentationHash = o.presentationHash ?? new Uint8Array(32).fill(7);
   const payload: Payload = {
     kind: 'VerificationAnswer',
     requestId,
-    vrfProof: ecvrfProve(who.ed.seed, v.seed),
+    ...(o.vrf ? { vrfProof: ecvrfProve(who.ed.seed, v.seed) } : {}),
     presentationHash,
     claims,
     signature: signAnswer((o.signWith ?? who).ed.seed, CHAIN, requestId, presentationHash, claims),
@@ -170,4 +170,28 @@ t.test('failures: each with its reason, and only the transaction fee taken', asy
   t.match(bad.txs.map((e) => e.outcome.status), [/is not in the current validator set/, /answer signature does not verify/, /one result per required claim/]);
   const twice = await chain.block([await answer(chain, validators[3]!, r.requestId, result(true)), await answer(chain, validators[3]!, r.requestId, result(true))]);
   t.match(twice.txs.map((e) => e.outcome.status), ['success', /already answered/]);
+  const proved = await chain.block([await answer(chain, validators[2]!, r.requestId, result(true), { vrf: true })]);
+  t.equal(proved.txs[0]!.outcome.status, `failed: a set of 4 validators is the whole committee; the answer carries no VRF proof (verification request ${r.requestId})`);
+});
+
+t.test('past 21 validators the VRF draws the committee: an answer needs a proof that verifies and selects its member', async (t) => {
+  const many = Array.from({ length: 22 }, (_, i) => member(100 + i));
+  // half the set weighs ten times the other half: the light members are seldom drawn
+  const chain = await Chain.genesis(many.map((who, i) => ({ who, stake: i < 11 ? 10n * MIN_VALIDATOR_STAKE : MIN_VALIDATOR_STAKE })), { funded: [dapp, subject, ...many] });
+  await chain.block([dapp, subject].map((m) => tx(m, chain.nonce(m), { kind: 'DidCreate', service: [] })));
+  const r = request(chain);
+  await chain.block([requestTx(chain, r)]);
+  const v = (await readVerification(chain.state, requestKeyOf(r.requestId)))!;
+  t.equal(v.committeeSize, 21);
+  t.equal(v.threshold, 14);
+  const res = await chain.block([
+    await answer(chain, many[0]!, r.requestId, result(true)),
+    ...(await Promise.all(many.slice(1).map((m) => answer(chain, m, r.requestId, result(true), { vrf: true })))),
+  ]);
+  const statuses = res.txs.map((e) => e.outcome.status);
+  t.equal(statuses[0], `failed: a set of 22 validators draws its committee by VRF; the answer needs its VRF proof (verification request ${r.requestId})`);
+  const others = statuses.slice(1);
+  t.ok(others.slice(0, 10).every((s) => s === 'success'), 'the heavy members are always drawn, and answer');
+  t.ok(others.some((s) => /is not in the committee \(verification request/.test(s)), 'a member the VRF did not draw is refused');
+  t.ok(others.every((s) => s === 'success' || /is not in the committee|is already final/.test(s)), 'nothing else fails');
 });

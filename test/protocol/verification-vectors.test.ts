@@ -34,7 +34,7 @@ t.test('the request signs the JCS form, as an independent JCS library writes it'
 
 t.test('the transactions: signing bytes, hash, encoding, JSON, signature', async (t) => {
   const seeds: Record<string, string> = { VerificationRequest: V.requester_seed, VerificationAnswer: V.validator_seed };
-  t.same(V.transactions.map((v: { kind: string }) => v.kind), ['VerificationRequest', 'VerificationAnswer']);
+  t.same(V.transactions.map((v: { kind: string }) => v.kind), ['VerificationRequest', 'VerificationAnswer', 'VerificationAnswer']);
   for (const v of V.transactions) {
     const { tx } = transactionFromJson(v.json);
     t.equal(toHex(signingBytes(V.chain_id, tx)), v.signing_bytes, `${v.kind}: signing bytes`);
@@ -50,12 +50,15 @@ t.test('the transactions: signing bytes, hash, encoding, JSON, signature', async
 t.test('the committee seed and the answer message', async (t) => {
   const seed = verificationCommitteeSeed(V.chain_id, fromHex(V.parent_hash), requestKeyOf(V.request.requestId));
   t.equal(toHex(seed), V.committee_seed);
-  const answer = transactionFromJson(V.transactions[1].json).tx.payload as PayloadOf<'VerificationAnswer'>;
+  const answer = transactionFromJson(V.transactions[2].json).tx.payload as PayloadOf<'VerificationAnswer'>;
+  const small = transactionFromJson(V.transactions[1].json).tx.payload as PayloadOf<'VerificationAnswer'>;
+  t.equal(small.vrfProof, undefined, 'up to 21 validators, no VRF proof');
+  t.same({ ...small, vrfProof: answer.vrfProof }, answer, 'otherwise the same answer');
   const { presentationHash, claims, requestId } = answer;
   const independent = concatBytes(utf8('ledger-verification-answer-v1'), utf8(canonicalize({ chainId: V.chain_id, requestId, presentationHash: toHex(presentationHash), claims })!));
   t.equal(toHex(independent), V.answer_message);
   t.equal(toHex(answerSigningBytes(V.chain_id, requestId, presentationHash, claims)), V.answer_message);
   const validator = keyPairFromSeed(fromHex(V.validator_seed));
   t.ok(verifyAnswer(validator.publicKey, answer.signature, V.chain_id, requestId, presentationHash, claims));
-  t.ok(ecvrfVerify(validator.publicKey, seed, answer.vrfProof), 'the VRF proof is over the committee seed');
+  t.ok(ecvrfVerify(validator.publicKey, seed, answer.vrfProof!), 'past 21 validators, the VRF proof is over the committee seed');
 });

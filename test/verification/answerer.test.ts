@@ -8,7 +8,9 @@ import type { PayloadOf } from '../../node/protocol/payloads.js';
 import type { Transaction } from '../../node/protocol/transaction.js';
 import { verifyAnswer } from '../../node/protocol/verification-answer.js';
 import type { VerificationRecord } from '../../node/protocol/verification-records.js';
-import { Answerer, committeeSeat } from '../../node/verification/answerer.js';
+import { AnswerSightings } from '../../node/verification/answer-sightings.js';
+import { Answerer } from '../../node/verification/answerer.js';
+import { answerRank, committeeSeat } from '../../node/verification/seat.js';
 import { bbsEntry, CHAIN_ID, makeHolder, makeRequest, present, REQUEST_MS, World } from './harness.js';
 
 const log = createLogger({ level: 'silent' });
@@ -40,7 +42,7 @@ function record(subject: string, requestId: string, o: Partial<VerificationRecor
   };
 }
 
-function answerer(records: Map<string, VerificationRecord>, world: World, validators = set(me, other)) {
+function answerer(records: Map<string, VerificationRecord>, world: World, validators = set(me, other), o: { sightings?: AnswerSightings; standbyDelayMs?: number } = {}) {
   const sent: Transaction[] = [];
   let nonce = 7n;
   const a = new Answerer({
@@ -52,6 +54,7 @@ function answerer(records: Map<string, VerificationRecord>, world: World, valida
     check: { chain: world.chain(), verifyBbs: (i) => import('../../node/crypto/bbs.js').then((m) => m.verifyBbsProof(i)), verifyDirect: async () => true },
     nextNonce: async () => nonce++,
     submit: async (tx) => void sent.push(tx),
+    ...o,
     log,
   });
   return { a, sent };
@@ -75,7 +78,7 @@ t.test('a selected member checks the presentation and sends a signed answer, non
   t.match(adultAnswer.claims, [{ type: 'KYCCredential', satisfied: true, proofType: 'zk-snark' }]);
   t.match(byId.get('req-m')!.claims, [{ satisfied: false, reason: 'constraint_not_met:minimumAge' }]);
   t.ok(verifyAnswer(me.publicKey, adultAnswer.signature, CHAIN_ID, 'req-a', adultAnswer.presentationHash, adultAnswer.claims), 'the answer signature verifies');
-  t.ok(ecvrfVerify(me.publicKey, records.get('req-a')!.seed, adultAnswer.vrfProof), 'the VRF proof is over the request seed');
+  t.equal(adultAnswer.vrfProof, undefined, 'a set of 2 is the whole committee: no VRF proof');
 });
 
 t.test('no answer: not a member, already answered, closed, or a presentation that is not the subject\'s', async (t) => {
@@ -84,7 +87,7 @@ t.test('no answer: not a member, already answered, closed, or a presentation tha
   t.same(seat(record(adult.did, 'x'), set(other)), { skip: 'not in the current validator set' });
   t.same(seat(record(adult.did, 'x', { answers: [{ publicKey: me.publicKey, presentationHash: new Uint8Array(32), claims: [], signature: new Uint8Array(64) }] })), { skip: 'already answered' });
   t.same(seat(record(adult.did, 'x', { status: 'final' })), { skip: 'request is final' });
-  t.ok('vrfProof' in seat(record(adult.did, 'x')));
+  t.same(seat(record(adult.did, 'x')), { standby: false }, 'two members, threshold 2: both answer at once');
 
   const records = new Map([['req-a', record(adult.did, 'req-a')]]);
   const { a, sent } = answerer(records, world);
@@ -127,4 +130,54 @@ t.test('a request that closes while its check waits costs no proof work and no t
   t.equal(await a.onPresentation(present(adult, [await bbsEntry(adult, 0, ['kycLevel', 'ageOver18'], { requestId: 'req-c' })], 'req-c')), 'skipped');
   t.equal(proofs, 0, 'no proof verified');
   t.equal(sent.length, 0, 'no answer sent');
+});
+
+t.test('the answer order: the same for every member, a different one per request; past 21 members, the VRF draws', async (t) => {
+  const keys = Array.from({ length: 7 }, (_, i) => keyPairFromSeed(new Uint8Array(32).fill(60 + i)));
+  const addresses = keys.map((k) => addressBytesFromPublicKey(k.publicKey));
+  const ranks = (seed: Uint8Array) => addresses.map((a) => answerRank(seed, addresses, a));
+  t.same([...ranks(new Uint8Array(32).fill(1))].sort(), [0, 1, 2, 3, 4, 5, 6], 'a permutation of the members');
+  t.notSame(ranks(new Uint8Array(32).fill(1)), ranks(new Uint8Array(32).fill(2)), 'another seed, another order');
+  const seats = keys.map((k) => committeeSeat(record(adult.did, 'x', { threshold: 5, committeeSize: 7 }), set(...keys), k));
+  t.equal(seats.filter((s) => 'standby' in s && !s.standby).length, 5, 'the first 5 of 7 answer at once');
+  t.equal(seats.filter((s) => 'standby' in s && s.standby).length, 2, 'the other 2 stand by');
+  t.ok(seats.every((s) => !('vrfProof' in s)), 'no VRF proof up to 21 members');
+
+  const many = [me, ...Array.from({ length: 21 }, (_, i) => keyPairFromSeed(new Uint8Array(32).fill(100 + i)))];
+  const drawn = committeeSeat(record(adult.did, 'x', { threshold: 14, committeeSize: 21 }), set(...many), me);
+  if ('skip' in drawn) t.equal(drawn.skip, 'not selected for this committee');
+  else t.ok(drawn.vrfProof && ecvrfVerify(me.publicKey, new Uint8Array(32).fill(1), drawn.vrfProof) && !drawn.standby, 'a drawn member answers at once, with its proof');
+});
+
+/** a request (by its seed) on which `me` stands by in a set of (me, other) with threshold 1 */
+function standbyRecord(requestId: string): VerificationRecord {
+  const addresses = [me, other].map((k) => addressBytesFromPublicKey(k.publicKey));
+  for (let b = 0; ; b++) {
+    const seed = new Uint8Array(32).fill(b);
+    if (answerRank(seed, addresses, addresses[0]!) === 1) return record(adult.did, requestId, { seed, threshold: 1 });
+  }
+}
+
+t.test('a standby member answers only when, after its delay, the request still needs it', async (t) => {
+  const world = new World([adult]);
+  const entry = async (id: string) => present(adult, [await bbsEntry(adult, 0, ['kycLevel', 'ageOver18'], { requestId: id })], id);
+
+  const records = new Map([['req-alone', standbyRecord('req-alone')]]);
+  const alone = answerer(records, world, set(me, other), { standbyDelayMs: 5 });
+  t.equal(await alone.a.onPresentation(await entry('req-alone')), 'answered', 'the first member is silent: the standby answers');
+
+  const closing = new Map([['req-done', standbyRecord('req-done')]]);
+  const closed = answerer(closing, world, set(me, other), { standbyDelayMs: 20 });
+  const outcome = closed.a.onPresentation(await entry('req-done'));
+  closing.set('req-done', { ...closing.get('req-done')!, status: 'final' });
+  t.equal(await outcome, 'not_needed', 'the others made the response final during the delay');
+  t.equal(closed.sent.length, 0);
+
+  // the first member's answer is in flight but never closes the request: the standby waits, then answers anyway
+  const sightings = new AnswerSightings();
+  sightings.record('req-slow', other.publicKey);
+  const slow = answerer(new Map([['req-slow', standbyRecord('req-slow')]]), world, set(me, other), { sightings, standbyDelayMs: 5 });
+  const started = Date.now();
+  t.equal(await slow.a.onPresentation(await entry('req-slow')), 'answered');
+  t.ok(Date.now() - started >= 10, 'after more delays than one');
 });

@@ -37,7 +37,7 @@ export const DEFAULT_SWEEP_RATES = [1, 2, 4];
 export const VERIFICATION_BENCH_USAGE = `bench/verification: verification requests on a 4-validator devnet, from submit to final response
 
   npm run bench:verification -- [--rate 5] [--duration 30] [--warmup 10] [--drain 60]
-                                [--subjects 20] [--dapps 1] [--valid-for-blocks <n>]
+                                [--subjects 20] [--dapps 4] [--valid-for-blocks <n>]
                                 [--sweep [1,2,4]] [--profile <dir>] [--out <file>] [--keep-dir]
 
   --rate <r>         requests a second, open loop (default 5)
@@ -49,7 +49,7 @@ export const VERIFICATION_BENCH_USAGE = `bench/verification: verification reques
                      outstanding (default 60); what is not final by then is counted, not timed
   --subjects <n>     subjects with a registered KYC level-2 credential (BBS, 12 messages); the
                      requests go round-robin over them (default 20)
-  --dapps <n>        requester accounts, round-robin, each with consecutive nonces (default 1)
+  --dapps <n>        requester accounts, round-robin, each with consecutive nonces, each sending to one node (default 4)
   --valid-for-blocks <n>  the requests' deadline (default: the chain's, 300 blocks)
   --sweep [rates]    one run per rate on the same devnet (alone: ${DEFAULT_SWEEP_RATES.join(',')})
   --profile <dir>    run every validator with --cpu-prof into <dir>; prints where the validators'
@@ -90,7 +90,7 @@ export function parseVerificationBenchArgs(argv: string[]): VerificationBenchOpt
         warmup: { type: 'string', default: '10' },
         drain: { type: 'string', default: '60' },
         subjects: { type: 'string', default: '20' },
-        dapps: { type: 'string', default: '1' },
+        dapps: { type: 'string', default: '4' },
         'valid-for-blocks': { type: 'string' },
         sweep: { type: 'string' },
         profile: { type: 'string' },

@@ -30,6 +30,8 @@ export const DISCLOSED = [...KYC_BBS_STRUCTURAL, 'kycLevel', 'ageOver18'] as con
 
 export interface PreparedRequest {
   requestId: string;
+  /** which dApp signed it: a dApp sends all its requests to one node, as a client keeps one RPC endpoint */
+  dapp: number;
   request: VerificationRequest;
   presentation: Presentation;
 }
@@ -194,7 +196,7 @@ export async function setupVerification(c: LocalCluster, o: SetupOptions): Promi
           },
           cred.subject.seed,
         );
-        return { requestId, request, presentation };
+        return { requestId, dapp: d, request, presentation };
       }),
     );
   } finally {

@@ -60,13 +60,17 @@ const verificationAnswer: PayloadCodec<'VerificationAnswer'> = {
   kind: 'VerificationAnswer',
   tag: 11,
   encode(w, p) {
-    w.str(p.requestId).bytes(p.vrfProof).bytes(p.presentationHash);
-    writeClaims(w, p.claims).bytes(p.signature);
+    w.str(p.requestId).u8(p.vrfProof ? 1 : 0);
+    if (p.vrfProof) w.bytes(p.vrfProof);
+    writeClaims(w.bytes(p.presentationHash), p.claims).bytes(p.signature);
   },
   decode(r): PayloadOf<'VerificationAnswer'> {
     const requestId = r.str();
     if (requestId.length === 0 || requestId.length > MAX_REQUEST_ID) throw invalid('MALFORMED_PAYLOAD', 'VerificationAnswer: bad request id');
-    return { kind: 'VerificationAnswer', requestId, vrfProof: r.bytes(ECVRF_PROOF_LENGTH), presentationHash: r.bytes(32), claims: readClaims(r, MAX_CLAIMS), signature: r.bytes(64) };
+    const flag = r.u8();
+    if (flag > 1) throw invalid('MALFORMED_PAYLOAD', 'VerificationAnswer: bad VRF proof flag');
+    const vrfProof = flag === 1 ? { vrfProof: r.bytes(ECVRF_PROOF_LENGTH) } : {};
+    return { kind: 'VerificationAnswer', requestId, ...vrfProof, presentationHash: r.bytes(32), claims: readClaims(r, MAX_CLAIMS), signature: r.bytes(64) };
   },
   fromJson(body) {
     const where = 'VerificationAnswer';
@@ -78,7 +82,7 @@ const verificationAnswer: PayloadCodec<'VerificationAnswer'> = {
     return {
       kind: 'VerificationAnswer',
       requestId: body.request_id,
-      vrfProof: fixedBytesFromJson(body.vrf_proof, ECVRF_PROOF_LENGTH, `${where}.vrf_proof`),
+      ...(body.vrf_proof === undefined ? {} : { vrfProof: fixedBytesFromJson(body.vrf_proof, ECVRF_PROOF_LENGTH, `${where}.vrf_proof`) }),
       presentationHash: fixedBytesFromJson(body.presentation_hash, 32, `${where}.presentation_hash`),
       claims: body.claims.map((c, i) => claimFromJson(c, `${where}.claims[${i}]`)),
       signature: fixedBytesFromJson(body.signature, 64, `${where}.signature`),
@@ -86,7 +90,7 @@ const verificationAnswer: PayloadCodec<'VerificationAnswer'> = {
   },
   toJson: (p, form) => ({
     request_id: p.requestId,
-    vrf_proof: fixedBytesToJson(p.vrfProof, form),
+    ...(p.vrfProof ? { vrf_proof: fixedBytesToJson(p.vrfProof, form) } : {}),
     presentation_hash: fixedBytesToJson(p.presentationHash, form),
     claims: normalizeClaims(p.claims),
     signature: fixedBytesToJson(p.signature, form),
