@@ -4,7 +4,7 @@ import { ByteReader, ByteWriter, concatBytes, utf8 } from './bytes.js';
 import type { UnsignedVerificationRequest } from './payload-types.js';
 import { STATE_PREFIX } from './records.js';
 import { readClaims, writeClaims } from './verification-answer.js';
-import { canonicalJson, MAX_CLAIMS, parseVerificationRequest, type ClaimResult } from './verification.js';
+import { canonicalJson, MAX_CLAIMS, type ClaimResult } from './verification.js';
 
 /**
  * Verification state (docs/protocol.md, "Verification state"): a request, the answers of its
@@ -96,9 +96,11 @@ export function encodeVerification(v: VerificationRecord): Uint8Array {
 
 export function decodeVerification(bytes: Uint8Array): VerificationRecord {
   const r = new ByteReader(bytes);
-  const { signature: _placeholder, ...request } = parseVerificationRequest({ ...(JSON.parse(r.str()) as object), signature: '0'.repeat(128) });
+  // the state holds what execution parsed and wrote in canonical form: read back, not parsed again
+  // (a record is read on every answer, precheck and lookup, and the full parse was most of it)
+  const request = JSON.parse(r.str()) as UnsignedVerificationRequest;
   const v: VerificationRecord = {
-    request: request as UnsignedVerificationRequest,
+    request,
     signature: r.bytes(64),
     requester: r.bytes(ADDRESS_LENGTH),
     subject: r.bytes(ADDRESS_LENGTH),

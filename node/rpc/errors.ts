@@ -32,9 +32,11 @@ export const DEFAULT_RETRY_AFTER_MS = 1000;
  * - sender_limit: the sender already has maxPerSender pending transactions;
  * - overloaded: the RPC server already processes its maximum of requests;
  * - event_loop_lag: the event loop lags past the threshold, so writes are refused;
- * - verify_queue_full: the verification pool already holds its maximum of queued work.
+ * - verify_queue_full: the verification pool already holds its maximum of queued work;
+ * - verification_backlog: this validator's committee has more presentation checks waiting than it
+ *   takes new verification requests and presentations for.
  */
-export const BUSY_REASONS = ['mempool_full', 'sender_limit', 'overloaded', 'event_loop_lag', 'verify_queue_full'] as const;
+export const BUSY_REASONS = ['mempool_full', 'sender_limit', 'overloaded', 'event_loop_lag', 'verify_queue_full', 'verification_backlog'] as const;
 export type BusyReason = (typeof BUSY_REASONS)[number];
 
 export interface RpcErrorObject {
@@ -66,6 +68,7 @@ export function retryAfterHeader(retryAfterMs: number): string {
 export function busyReasonOf(err: unknown): BusyReason | undefined {
   if (!isLedgerError(err)) return undefined;
   if (err.code === 'VERIFY_QUEUE_FULL') return 'verify_queue_full';
+  if (err.code === 'VERIFICATION_BACKLOG') return 'verification_backlog';
   if (err.code !== 'MEMPOOL_FULL') return undefined;
   return err.data.reason === 'per_sender' ? 'sender_limit' : 'mempool_full';
 }

@@ -54,12 +54,25 @@ const STANDBY_PATIENCE = 2;
 /** thrown through the check when the request closed while the check waited */
 class RequestClosed extends Error {}
 
-/** at most this many checks wait or run at once; past it a presentation is dropped, and the subject can present again */
-const MAX_IN_FLIGHT = 256;
+/**
+ * At most this many presentations are held at once (standing by, or checked); past it one is
+ * dropped, and the subject can present again. The RPC refuses new work long before
+ * (BACKLOG_BUSY), so this bound is for peers that send past it.
+ */
+const MAX_IN_FLIGHT = 1024;
+
+/**
+ * Past this many checks waiting or running, the node's RPC answers new verification requests and
+ * presentations busy (reason `verification_backlog`): a check waits behind those before it, and
+ * at about 8 ms of a core each on a shared machine, 32 is about a second.
+ */
+export const BACKLOG_BUSY = 32;
 
 export class Answerer {
   private readonly address: Uint8Array;
   private inFlight = 0;
+  /** presentations past their seat and standby turn: checked, or their answer being sent */
+  private checking = 0;
   /** transactions go out one at a time, so nonces follow each other */
   private sending: Promise<void> = Promise.resolve();
 
@@ -94,6 +107,20 @@ export class Answerer {
       return 'skipped';
     }
     if (seat.standby && !(await this.standbyTurn(p.requestId))) return 'not_needed';
+    this.checking++;
+    try {
+      return await this.checkAndAnswer(p, v, seat.vrfProof);
+    } finally {
+      this.checking--;
+    }
+  }
+
+  /** checks waiting or running now: the backlog the RPC reads before it takes new work */
+  backlog(): number {
+    return this.checking;
+  }
+
+  private async checkAndAnswer(p: Presentation, v: VerificationRecord, vrfProof: Uint8Array | undefined): Promise<AnswerOutcome> {
     // A check can wait in the pool's queue for seconds; a request that closed meanwhile (final
     // with others' answers, or expired) is not worth the proof work, nor a transaction.
     const stillOpen = async () => (await this.d.verification(p.requestId))?.status === 'pending';
@@ -116,7 +143,7 @@ export class Answerer {
     const payload: PayloadOf<'VerificationAnswer'> = {
       kind: 'VerificationAnswer',
       requestId: p.requestId,
-      ...(seat.vrfProof ? { vrfProof: seat.vrfProof } : {}),
+      ...(vrfProof ? { vrfProof } : {}),
       presentationHash: outcome.presentationHash,
       claims: outcome.claims,
       signature: signAnswer(this.d.seed, this.d.chainId, p.requestId, outcome.presentationHash, outcome.claims),

@@ -8,8 +8,9 @@ import { parsePresentation, presentationHash, type Presentation } from './presen
 
 /**
  * Where presentations enter and leave a node: from the RPC (already prechecked) or from a peer,
- * to every other peer once, and to this validator's answerer. The validators are a full mesh, so
- * one hop reaches a committee; a node behind them relays. A peer's presentation is prechecked
+ * to this validator's answerer and, unless a validator sent it, to every other peer once. The
+ * validators are a full mesh, so one hop from any of them reaches a committee; a node behind them
+ * relays to the validators it knows. A peer's presentation is prechecked
  * before it is relayed or checked, and a malformed one costs the peer.
  */
 
@@ -29,9 +30,23 @@ export class PresentationIntake {
   private readonly seen = new Set<string>();
 
   constructor(
-    private readonly d: { network: string; chain: PrecheckLookups; p2p?: PresentationNetwork; answerer?: Answerer; log: Logger; count?: (source: 'rpc' | 'peer' | 'duplicate' | 'refused') => void },
+    private readonly d: {
+      network: string;
+      chain: PrecheckLookups;
+      p2p?: PresentationNetwork;
+      answerer?: Answerer;
+      /** whether a peer's address is a validator of the current set */
+      isValidator?: (address: Uint8Array) => Promise<boolean>;
+      log: Logger;
+      count?: (source: 'rpc' | 'peer' | 'duplicate' | 'refused') => void;
+    },
   ) {
     d.p2p?.onPresentation((bytes, from) => void this.fromPeer(bytes, from));
+  }
+
+  /** this validator's presentation checks waiting or running (0 on a node that only relays) */
+  backlog(): number {
+    return this.d.answerer?.backlog() ?? 0;
   }
 
   /** A presentation the RPC took and prechecked: to the peers and to this validator's answerer. */
@@ -86,6 +101,10 @@ export class PresentationIntake {
       return;
     }
     this.d.count?.('peer');
+    // the validators are a full mesh: what one of them sent, all of them got, so only what comes
+    // from outside the set is passed on (a copy to every peer from every peer was most of the
+    // presentations' traffic, and every copy costs a decryption and a lookup)
+    if (await this.d.isValidator?.(from)) return void this.d.answerer?.onPresentation(p);
     this.spread(p, from);
   }
 }

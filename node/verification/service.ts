@@ -3,6 +3,7 @@ import { readValidatorSet } from '../execution/validator-set.js';
 import type { Logger } from '../logging.js';
 import type { Mempool } from '../mempool/index.js';
 import type { NodeMetrics } from '../metrics.js';
+import { bytesEqual } from '../protocol/bytes.js';
 import { authenticationKeys } from '../protocol/did-document.js';
 import { parseDid } from '../protocol/did.js';
 import type { VerifyPool } from '../rpc/verification/pool.js';
@@ -12,6 +13,8 @@ import { AnswerSightings } from './answer-sightings.js';
 import { Answerer } from './answerer.js';
 import { didStateOf, type ChainView } from './check.js';
 import { PresentationIntake, type PresentationNetwork } from './intake.js';
+
+const DUTY = { duty: true };
 
 /**
  * The node's verification service, composed: presentations in from the RPC and the peers, checked
@@ -63,9 +66,9 @@ export function startVerificationService(o: {
       validatorSet: () => readValidatorSet(store.stateReader()),
       check: {
         chain,
-        verifyBbs: (input) => o.pool.verifyBbs(input, bbsVerifyCost(input.totalMessageCount)),
-        verifyDirect: (credential: Credential, key: Uint8Array) => o.pool.verifyCredentialProof(credential, key),
-        hashCredential: (credential: Credential) => o.pool.credentialHash(credential),
+        verifyBbs: (input) => o.pool.verifyBbs(input, bbsVerifyCost(input.totalMessageCount), DUTY),
+        verifyDirect: (credential: Credential, key: Uint8Array) => o.pool.verifyCredentialProof(credential, key, DUTY),
+        hashCredential: (credential: Credential) => o.pool.credentialHash(credential, DUTY),
       },
       nextNonce: async (address) => mempool.pendingNonce(address, (await store.accounts.get(address)).nonce),
       submit: async (tx) => void (await mempool.admit(tx)),
@@ -78,6 +81,7 @@ export function startVerificationService(o: {
     chain: { verification: (id) => store.verifications.get(id), did: (id) => store.dids.get(id) },
     p2p: o.p2p,
     ...(answerer ? { answerer } : {}),
+    isValidator: async (address) => (await readValidatorSet(store.stateReader()))?.validators.some((m) => bytesEqual(m.address, address)) ?? false,
     log: o.log,
     count: (source) => o.metrics.presentations.inc({ source }),
   });

@@ -11,7 +11,7 @@ import type { VerificationRecord } from '../../node/protocol/verification-record
 import { AnswerSightings } from '../../node/verification/answer-sightings.js';
 import { Answerer } from '../../node/verification/answerer.js';
 import { answerRank, committeeSeat } from '../../node/verification/seat.js';
-import { bbsEntry, CHAIN_ID, makeHolder, makeRequest, present, REQUEST_MS, World } from './harness.js';
+import { bbsEntry, CHAIN_ID, makeHolder, pendingRecord, present, World } from './harness.js';
 
 const log = createLogger({ level: 'silent' });
 const me = keyPairFromSeed(new Uint8Array(32).fill(21));
@@ -21,26 +21,8 @@ const minor = await makeHolder({ seedByte: 32, uuid: '00000000-0000-4000-8000-00
 const set = (...keys: Array<{ publicKey: Uint8Array }>): EpochValidatorSet =>
   ({ epoch: 0, firstHeight: 0, length: 100, validators: keys.map((k) => ({ address: addressBytesFromPublicKey(k.publicKey), blsPublicKey: new Uint8Array(48), weight: 1n })) }) as EpochValidatorSet;
 
-function record(subject: string, requestId: string, o: Partial<VerificationRecord> = {}): VerificationRecord {
-  const { signature: _s, ...request } = makeRequest(subject, [{ type: 'KYCCredential', constraints: { minimumLevel: 2, minimumAge: 18 }, acceptZKProof: true }], requestId);
-  return {
-    request: { ...request, chainId: CHAIN_ID, nonce: 0 },
-    signature: new Uint8Array(64),
-    requester: new Uint8Array(20),
-    subject: new Uint8Array(20),
-    fee: 100_000n,
-    status: 'pending',
-    requestHeight: 5,
-    requestMs: REQUEST_MS,
-    deadlineHeight: 305,
-    seed: new Uint8Array(32).fill(requestId.length),
-    threshold: 2,
-    committeeSize: 2,
-    answers: [],
-    txHash: new Uint8Array(32),
-    ...o,
-  };
-}
+const record = (subject: string, requestId: string, o: Partial<VerificationRecord> = {}): VerificationRecord =>
+  pendingRecord(subject, requestId, [{ type: 'KYCCredential', constraints: { minimumLevel: 2, minimumAge: 18 }, acceptZKProof: true }], { seed: new Uint8Array(32).fill(requestId.length), ...o });
 
 function answerer(records: Map<string, VerificationRecord>, world: World, validators = set(me, other), o: { sightings?: AnswerSightings; standbyDelayMs?: number } = {}) {
   const sent: Transaction[] = [];

@@ -8,6 +8,7 @@ import { parseCredentialId } from '../../node/protocol/credential-id.js';
 import type { CredentialRecord } from '../../node/protocol/credential-records.js';
 import { didForPublicKey, parseDid } from '../../node/protocol/did.js';
 import { KYC_BBS_FIELDS, KYC_BBS_HEADER, KYC_BBS_MESSAGE_COUNT, kycBbsMessages, type KycBbsAttributes, type KycBbsField } from '../../node/protocol/kyc-bbs.js';
+import type { VerificationRecord } from '../../node/protocol/verification-records.js';
 import { signVerificationRequest, type RequiredClaim, type VerificationRequest } from '../../node/protocol/verification.js';
 import { checkPresentation, type ChainView, type CheckArgs, type CheckOutcome, type DidState } from '../../node/verification/check.js';
 import { presentationHeader, signPresentation, type BbsEntry, type DirectEntry, type Presentation, type PresentationEntry } from '../../node/verification/presentation.js';
@@ -201,4 +202,26 @@ export class World {
 export function claimsOf(outcome: CheckOutcome) {
   if ('refused' in outcome) throw new Error(`refused: ${outcome.refused.code}: ${outcome.refused.message}`);
   return outcome.claims;
+}
+
+/** A pending request's record on chain, as the answerer and the intake read it. */
+export function pendingRecord(subject: string, requestId: string, requiredClaims: RequiredClaim[], o: Partial<VerificationRecord> = {}): VerificationRecord {
+  const { signature: _s, ...request } = makeRequest(subject, requiredClaims, requestId);
+  return {
+    request: { ...request, chainId: CHAIN_ID, nonce: 0 },
+    signature: new Uint8Array(64),
+    requester: new Uint8Array(20),
+    subject: new Uint8Array(20),
+    fee: 100_000n,
+    status: 'pending',
+    requestHeight: 5,
+    requestMs: REQUEST_MS,
+    deadlineHeight: 305,
+    seed: new Uint8Array(32),
+    threshold: 2,
+    committeeSize: 2,
+    answers: [],
+    txHash: new Uint8Array(32),
+    ...o,
+  };
 }

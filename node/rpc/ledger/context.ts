@@ -21,5 +21,5 @@ export interface RpcContext {
   /** the consensus engine's status; undefined where no engine runs */
   consensus?: () => ConsensusStatus;
   /** hands a subject's checked presentation to the committee (node/verification/intake.ts); undefined without a network */
-  presentations?: { submit(p: Presentation): { peers: number; answeringHere: boolean } };
+  presentations?: { submit(p: Presentation): { peers: number; answeringHere: boolean }; backlog(): number };
 }

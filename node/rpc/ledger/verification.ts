@@ -7,6 +7,7 @@ import { unsignedRequest } from '../../protocol/payload-codecs/verification.js';
 import { responseFromRecord } from '../../protocol/verification-response.js';
 import { MIN_VERIFICATION_FEE, parseVerificationRequest, verifyVerificationRequest } from '../../protocol/verification.js';
 import type { DidRecord } from '../../protocol/records.js';
+import { BACKLOG_BUSY } from '../../verification/answerer.js';
 import { precheckPresentation } from '../../verification/precheck.js';
 import { parsePresentation, presentationHash } from '../../verification/presentation.js';
 import { did, jsonObject, oneOf, optionalParam, param, string } from '../params.js';
@@ -34,12 +35,23 @@ export function verificationMethods(ctx: RpcContext): RpcMethod[] {
     return record;
   };
 
+  /** New verification work waits while this validator's committee checks are backlogged: the caller retries, nothing is dropped. */
+  const refuseWhenBacklogged = (): void => {
+    const backlog = ctx.presentations?.backlog() ?? 0;
+    if (backlog < BACKLOG_BUSY) return;
+    throw new LedgerError('VERIFICATION_BACKLOG', `busy: this validator has ${backlog} presentation checks waiting or running; it takes new verification work below ${BACKLOG_BUSY}`, 'limit', {
+      backlog,
+      limit: BACKLOG_BUSY,
+    });
+  };
+
   return [
     defineMethod({
       name: 'ledger_submitVerificationRequest',
       write: true,
       params: [param('request', jsonObject())],
       handler: async (json) => {
+        refuseWhenBacklogged();
         const request = parseVerificationRequest(json);
         if (request.chainId === undefined || request.nonce === undefined) {
           throw invalid('BAD_VERIFICATION_REQUEST', `the request must carry chainId ("${ctx.chainId}") and nonce (the requester's next, from ledger_getNonce) in what it signs`);
@@ -93,6 +105,7 @@ export function verificationMethods(ctx: RpcContext): RpcMethod[] {
       write: true,
       params: [param('presentation', jsonObject())],
       handler: async (json) => {
+        refuseWhenBacklogged();
         const p = parsePresentation(json);
         await precheckPresentation(p, ctx.network, { verification: (id) => ctx.store.verifications.get(id), did: (id) => ctx.store.dids.get(id) });
         if (!ctx.presentations) throw new LedgerError('NO_COMMITTEE_ROUTE', 'this node has no peer-to-peer network to reach the committee', 'disabled');

@@ -28,13 +28,23 @@ export interface VerifyPoolStats {
   pending: number;
 }
 
+/**
+ * `duty`: a committee member's check (node/verification/answerer.ts). It counts in the queue, so
+ * that RPC callers are answered busy while the validator has committee work, but it is never
+ * refused for the queue's bound: the answerer bounds its own checks, and a refused check would
+ * lose a presentation the subject was told was taken.
+ */
+export interface VerifyCallOptions {
+  duty?: boolean;
+}
+
 export interface VerifyPool {
   /** Verifies a BBS proof; `cost` is its price in work units (cost.ts). Malformed input is false at once. */
-  verifyBbs(input: BbsProofInput, cost: number): Promise<boolean>;
+  verifyBbs(input: BbsProofInput, cost: number, o?: VerifyCallOptions): Promise<boolean>;
   /** Verifies a W3C credential's Ed25519Signature2020 proof under the issuer's key. */
-  verifyCredentialProof(credential: Credential, issuerKey: Uint8Array): Promise<boolean>;
+  verifyCredentialProof(credential: Credential, issuerKey: Uint8Array, o?: VerifyCallOptions): Promise<boolean>;
   /** The credential's SHA-256 hash as registered on chain. */
-  credentialHash(credential: Credential): Promise<Uint8Array>;
+  credentialHash(credential: Credential, o?: VerifyCallOptions): Promise<Uint8Array>;
   stats(): VerifyPoolStats;
   close(): Promise<void>;
 }
@@ -51,8 +61,8 @@ export function createVerifyPool(opts: VerifyPoolOptions): VerifyPool {
   let queuedCost = 0;
   let pending = 0;
   const pool = opts.threads > 0 ? startPiscina(opts.threads) : undefined;
-  const admitted = async <T>(cost: number, work: () => Promise<T>): Promise<T> => {
-    if (pending > 0 && queuedCost + cost > opts.maxQueuedCost) {
+  const admitted = async <T>(cost: number, o: VerifyCallOptions | undefined, work: () => Promise<T>): Promise<T> => {
+    if (!o?.duty && pending > 0 && queuedCost + cost > opts.maxQueuedCost) {
       throw new LedgerError('VERIFY_QUEUE_FULL', `busy: ${queuedCost} work units of verification are queued, the limit is ${opts.maxQueuedCost}; this call costs ${cost}`, 'limit', {
         queuedCost,
         maxQueuedCost: opts.maxQueuedCost,
@@ -71,13 +81,13 @@ export function createVerifyPool(opts: VerifyPoolOptions): VerifyPool {
   // inline (tests only), the worker module is loaded on first use: it brings JSON-LD, which a node's start need not load
   const exec = async (task: VerifyTask) => (pool ? (pool.run(task) as Promise<boolean | Uint8Array>) : (await import('./worker.js')).default(task));
   return {
-    verifyBbs: async (input, cost) => {
+    verifyBbs: async (input, cost, o) => {
       if (!consistentShape(input)) return false;
       const task: VerifyTask = { op: 'bbs', input };
-      return admitted(cost, () => (pool ? (pool.run(task) as Promise<boolean>) : verifyBbsProof(input)));
+      return admitted(cost, o, () => (pool ? (pool.run(task) as Promise<boolean>) : verifyBbsProof(input)));
     },
-    verifyCredentialProof: (credential, issuerKey) => admitted(JSON_LD_COST, () => exec({ op: 'credential-proof', credential, issuerKey }) as Promise<boolean>),
-    credentialHash: (credential) => admitted(JSON_LD_COST, () => exec({ op: 'credential-hash', credential }) as Promise<Uint8Array>),
+    verifyCredentialProof: (credential, issuerKey, o) => admitted(JSON_LD_COST, o, () => exec({ op: 'credential-proof', credential, issuerKey }) as Promise<boolean>),
+    credentialHash: (credential, o) => admitted(JSON_LD_COST, o, () => exec({ op: 'credential-hash', credential }) as Promise<Uint8Array>),
     stats: () => ({ queuedCost, pending }),
     close: async () => {
       await pool?.destroy();
