@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { consistentShape, verifyBbsProof, type BbsProofInput } from '../../crypto/bbs.js';
+import { consistentShape, verifyBbsProofs, type BbsProofInput } from '../../crypto/bbs.js';
 import { LedgerError } from '../../errors.js';
+import { BbsBatcher } from './bbs-batcher.js';
 import type { VerifyTask } from './worker.js';
 import type { Credential } from '../../protocol/credential-document.js';
 
@@ -28,6 +29,12 @@ export interface VerifyPoolStats {
   pending: number;
 }
 
+/** BBS proofs verified since start, and the batches they went in (bbs-batcher.ts) */
+export interface BbsBatchStats {
+  batches: number;
+  proofs: number;
+}
+
 /**
  * `duty`: a committee member's check (node/verification/answerer.ts). It counts in the queue, so
  * that RPC callers are answered busy while the validator has committee work, but it is never
@@ -46,6 +53,7 @@ export interface VerifyPool {
   /** The credential's SHA-256 hash as registered on chain. */
   credentialHash(credential: Credential, o?: VerifyCallOptions): Promise<Uint8Array>;
   stats(): VerifyPoolStats;
+  bbsBatches(): BbsBatchStats;
   close(): Promise<void>;
 }
 
@@ -79,16 +87,20 @@ export function createVerifyPool(opts: VerifyPoolOptions): VerifyPool {
     }
   };
   // inline (tests only), the worker module is loaded on first use: it brings JSON-LD, which a node's start need not load
+  const bbs = new BbsBatcher(
+    (inputs) => (pool ? (pool.run({ op: 'bbs', inputs } satisfies VerifyTask) as Promise<boolean[]>) : verifyBbsProofs(inputs)),
+    Math.max(1, opts.threads),
+  );
   const exec = async (task: VerifyTask) => (pool ? (pool.run(task) as Promise<boolean | Uint8Array>) : (await import('./worker.js')).default(task));
   return {
     verifyBbs: async (input, cost, o) => {
       if (!consistentShape(input)) return false;
-      const task: VerifyTask = { op: 'bbs', input };
-      return admitted(cost, o, () => (pool ? (pool.run(task) as Promise<boolean>) : verifyBbsProof(input)));
+      return admitted(cost, o, () => bbs.verify(input));
     },
     verifyCredentialProof: (credential, issuerKey, o) => admitted(JSON_LD_COST, o, () => exec({ op: 'credential-proof', credential, issuerKey }) as Promise<boolean>),
     credentialHash: (credential, o) => admitted(JSON_LD_COST, o, () => exec({ op: 'credential-hash', credential }) as Promise<Uint8Array>),
     stats: () => ({ queuedCost, pending }),
+    bbsBatches: () => ({ batches: bbs.batches, proofs: bbs.proofs }),
     close: async () => {
       await pool?.destroy();
     },
