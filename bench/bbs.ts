@@ -1,12 +1,13 @@
 /**
  * bench/bbs: what one BBS proof verification costs (node/crypto/bbs.ts), by the number of messages
  * of the signed credential, with none and with all of them disclosed; and what deriving a proof
- * costs. These times are what the RPC's cost model (node/rpc/verification/cost.ts) charges,
+ * costs; and a proof's share of a batch (verifyBbsProofs: one pairing check for the batch), by
+ * batch size, beside the same proofs verified one by one in the same run. These times are what the RPC's cost model (node/rpc/verification/cost.ts) charges,
  * rounded up. For the sizes in --reference, the reference library (@digitalbazaar/bbs-signatures,
  * what verifyBbsProof and bbsDeriveProof used before) is timed in the same run, alternating with
  * ours, so the two columns share the machine's load.
  *
- *   npm run bench:bbs -- [--runs 5] [--sizes 1,12,64,256,1024] [--reference 1,12,64] [--out <file>]
+ *   npm run bench:bbs -- [--runs 5] [--sizes 1,12,64,256,1024] [--reference 1,12,64] [--batches 2,4,8,16] [--out <file>]
  *
  * One thread (one core); each time is taken as wall time and as the process's CPU time, which the
  * other jobs of a shared machine inflate less (the speed-up is of CPU times). Prints tables and
@@ -18,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CIPHERSUITES, deriveProof, generateKeyPair, sign } from '@digitalbazaar/bbs-signatures';
-import { bbsDeriveProof, verifyBbsProof, type BbsProofInput } from '../node/crypto/bbs.js';
+import { bbsDeriveProof, verifyBbsProof, verifyBbsProofs, type BbsProofInput } from '../node/crypto/bbs.js';
 import { libraryProofVerify } from '../node/crypto/bbs/reference.js';
 import { proofVerify } from '../node/crypto/bbs/verify.js';
 import { bbsVerifyCost } from '../node/rpc/verification/cost.js';
@@ -30,12 +31,13 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '5' },
     sizes: { type: 'string', default: '1,12,64,256,1024' },
     reference: { type: 'string', default: '1,12,64' },
+    batches: { type: 'string', default: '2,4,8,16' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  console.log('bench/bbs: BBS proof verification and derivation time by message count\n\n  npm run bench:bbs -- [--runs 5] [--sizes 1,12,64,256,1024] [--reference 1,12,64] [--out <file>]');
+  console.log('bench/bbs: BBS proof verification and derivation time by message count, and by batch\n\n  npm run bench:bbs -- [--runs 5] [--sizes 1,12,64,256,1024] [--reference 1,12,64] [--batches 2,4,8,16] [--out <file>]');
   process.exit(0);
 }
 const root = fileURLToPath(new URL('../..', import.meta.url)); // dist/bench -> package root
@@ -116,6 +118,25 @@ for (const n of sizes) {
   }
 }
 
+// a KYC credential's proof (12 messages, 8 disclosed), in batches as the pool forms them under load
+interface BatchRow {
+  batch: number;
+  alone_cpu_ms_per_proof: number;
+  batched_cpu_ms_per_proof: number;
+}
+const batchRows: BatchRow[] = [];
+const kycProof = await makeBbsProof(12, 8);
+for (const k of values.batches.split(',').filter(Boolean).map(Number)) {
+  const proofs = Array.from({ length: k }, () => kycProof);
+  const [alone, batched] = await time([
+    async () => {
+      for (const p of proofs) mustVerify(await verifyBbsProof(p));
+    },
+    async () => mustVerify((await verifyBbsProofs(proofs)).every(Boolean)),
+  ]);
+  batchRows.push({ batch: k, alone_cpu_ms_per_proof: r(alone!.median_cpu_ms / k), batched_cpu_ms_per_proof: r(batched!.median_cpu_ms / k) });
+}
+
 const deriveRows: DeriveRow[] = [];
 for (const n of sizes) {
   const keys = await generateKeyPair({ ciphersuite });
@@ -141,6 +162,11 @@ for (const w of verifyRows) {
       `${col(w.reference_median_ms, 14)}${col(w.reference_median_cpu_ms, 12)}${x(w.median_cpu_ms, w.reference_median_cpu_ms).padStart(10)}`,
   );
 }
+console.log('\nBBS proofs of 12 messages (8 disclosed) in one batch, CPU ms a proof\n');
+console.log('batch  one by one  batched  saved');
+for (const b of batchRows) {
+  console.log(`${col(b.batch, 5)}${col(b.alone_cpu_ms_per_proof, 12)}${col(b.batched_cpu_ms_per_proof, 9)}${col(`${Math.round(100 * (1 - b.batched_cpu_ms_per_proof / b.alone_cpu_ms_per_proof))} %`, 7)}`);
+}
 console.log('\nBBS proof derivation (every other message disclosed)\n');
 console.log('messages  disclosed  median ms   max ms  cpu ms  reference ms  ref cpu ms  speed-up');
 for (const w of deriveRows) {
@@ -162,6 +188,7 @@ await writeFile(
       /** loading mcl-wasm in the thread and verifying a 1-message proof */
       first_call_ms: firstCallMs,
       results: verifyRows,
+      batches: batchRows,
       derive: deriveRows,
       machine: { ...machine(), loadavg_1m_before: load },
       at: new Date().toISOString(),

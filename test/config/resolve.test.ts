@@ -112,7 +112,7 @@ t.test('file validation names the key', async (t) => {
   badConfig(t, r({ rpc: { port: '8545' } }), 'rpc.port', /got "8545"/);
   badConfig(t, r({ rpc: { port: 1.5 } }), 'rpc.port', /integer/);
   badConfig(t, r({ rpc: 5 }), 'rpc', /must be an object/);
-  badConfig(t, r({ rpc: { maxBatchCost: 5169 } }), 'rpc.maxBatchCost', /from 5170 \(one proof over the largest credential\)/);
+  badConfig(t, r({ rpc: { maxBatchCost: 178 } }), 'rpc.maxBatchCost', /from 179 \(one proof over the largest credential\)/);
   badConfig(t, r({ rpc: { verifyThreads: 0 } }), 'rpc.verifyThreads', /from 1 to 64/);
   badConfig(t, r({ log: { level: 'verbose' } }), 'log.level', /trace, debug, info, warn, error, fatal, silent/);
   badConfig(t, r({ mempool: { maxTransactions: 0 } }), 'mempool.maxTransactions', /positive integer/);

@@ -1,6 +1,9 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import t from 'tap';
 import { toHex } from '../../node/protocol/bytes.js';
 import { RPC_BUSY, RPC_INTERNAL_ERROR, RPC_LIMIT_EXCEEDED } from '../../node/rpc/errors.js';
+import { bbsVerifyCost } from '../../node/rpc/verification/cost.js';
 import { makeBbsProof } from '../../bench/lib/bbs-proof.js';
 import { runCli, startNodeProcess, tempDataDir } from './harness.js';
 
@@ -24,9 +27,13 @@ async function post(url: string, payload: unknown): Promise<Answer> {
 t.test('ledger_blockNumber is answered and blocks keep coming while BBS proofs flood in', async (t) => {
   const dir = await tempDataDir(t);
   t.equal((await runCli(['init', '--data-dir', dir])).code, 0);
+  // the bounds in proofs of 256 messages: a batch of 5 is over its budget, and the 4 single and
+  // 2 batch clients below keep more queued than the pool takes
+  const cost = bbsVerifyCost(256);
+  await writeFile(join(dir, 'config.json'), JSON.stringify({ rpc: { maxBatchCost: 4 * cost, verifyMaxQueuedCost: 9 * cost } }));
   const node = await startNodeProcess(t, dir);
-  // 256 messages: over a second of verification each on this machine; on the event loop, four
-  // such clients would leave it no time for anything else
+  // 256 messages: some 35 ms of verification each here; on the event loop, six clients asking
+  // without pause would leave it little time for anything else
   const p = await makeBbsProof(256, 8);
   const params = [toHex(p.proof), toHex(p.publicKey), toHex(p.header), toHex(p.presentationHeader), p.disclosed.map((d) => ({ index: d.index, message: toHex(d.message) })), p.totalMessageCount];
   const verify = (id: number) => ({ jsonrpc: '2.0', id, method: 'ledger_bbsVerifyProof', params });
