@@ -238,8 +238,9 @@ export class RpcClient {
     return normalizeValidator(await this.call<Validator | null>('ledger_getValidatorStake', [address]));
   }
 
-  getEpoch(): Promise<Epoch | null> {
-    return this.call('ledger_getEpoch');
+  /** The current epoch, or with `height` the epoch that height is in (EPOCH_NOT_KEPT when the node no longer holds it). */
+  getEpoch(height?: number): Promise<Epoch | null> {
+    return this.call('ledger_getEpoch', height === undefined ? [] : [height]);
   }
 
   /** null from a node that runs no consensus engine */

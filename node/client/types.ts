@@ -52,7 +52,7 @@ export interface Validator {
   active: boolean;
 }
 
-/** The epoch of the next block to commit and its validator set (ledger_getEpoch). */
+/** An epoch and its validator set (ledger_getEpoch): by default the epoch of the next block to commit. */
 export interface Epoch {
   epoch: number;
   first_height: number;

@@ -1,10 +1,12 @@
 import { VerificationRepository } from './verification-repository.js';
 import { CredentialRepository } from './credential-repository.js';
+import { EpochRepository } from './epoch-repository.js';
 import { LedgerError } from '../errors.js';
 import type { StateChange, StateReader } from '../execution/overlay.js';
 import type { Block } from '../protocol/block.js';
 import { ByteReader, ByteWriter, bytesEqual, fromHex, toHex, utf8 } from '../protocol/bytes.js';
 import type { Receipt } from '../protocol/receipt.js';
+import { VALIDATOR_SET_KEY } from '../protocol/records.js';
 import type { Transaction } from '../protocol/transaction.js';
 import { StateCache } from './state-cache.js';
 import { CachedNodeReader, type TreeNodeReader } from './tree/index.js';
@@ -64,6 +66,7 @@ export class ChainStore {
   readonly blocks: BlockRepository;
   readonly receipts: ReceiptRepository;
   readonly txIndex: TxIndexRepository;
+  readonly epochs: EpochRepository;
   private readonly state: StateCache;
   private readonly nodes: CachedNodeReader;
   private current: ChainHead | undefined;
@@ -86,6 +89,7 @@ export class ChainStore {
     this.blocks = new BlockRepository(db.blocks, db.seq, db.height);
     this.receipts = new ReceiptRepository(db.receipts);
     this.txIndex = new TxIndexRepository(db.txIndex);
+    this.epochs = new EpochRepository(db.epochs);
   }
 
   /** Loads the head; refuses (CHAIN_MISMATCH) a store written for another chain id. */
@@ -107,6 +111,7 @@ export class ChainStore {
     if (store.current) {
       const atSeq = await store.blocks.hashBySeq(store.current.seq);
       if (!atSeq || !bytesEqual(atSeq, store.current.hash)) throw new LedgerError('CORRUPT_STORE', 'the head names a block the seq index does not hold', 'internal');
+      await store.epochs.keepCurrent(await store.state.get(VALIDATOR_SET_KEY));
     }
     return store;
   }
@@ -187,6 +192,7 @@ export class ChainStore {
       ...this.blocks.putOps(block, seq),
       ...this.receipts.putOps(receipts),
       ...this.txIndex.putOps(receipts),
+      ...this.epochs.putOps(args.changes),
     ];
     for (const c of args.changes) {
       ops.push(c.value === null ? { type: 'del', sublevel: this.db.state, key: c.key } : { type: 'put', sublevel: this.db.state, key: c.key, value: c.value });

@@ -32,6 +32,8 @@ export const NAMESPACES = {
   txIndex: 'txindex',
   /** utf-8 name -> value: chain id, genesis hash, head */
   meta: 'meta',
+  /** u64 epoch (big-endian) -> encodeValidatorSet: every epoch's set, as state held it */
+  epochs: 'epochs',
   /** owned by the consensus engine (LevelConsensusStore) */
   consensus: 'consensus',
 } as const;
@@ -51,6 +53,7 @@ export interface Database {
   readonly receipts: BinarySublevel;
   readonly txIndex: BinarySublevel;
   readonly meta: BinarySublevel;
+  readonly epochs: BinarySublevel;
   readonly consensus: BinarySublevel;
   /** A plugin's own namespace `plugin:<name>`: plugins share no keys with each other or the chain. */
   pluginStore(name: string): BinarySublevel;
@@ -74,6 +77,7 @@ export async function openDatabase(location: string | 'memory'): Promise<Databas
     receipts: sub(NAMESPACES.receipts),
     txIndex: sub(NAMESPACES.txIndex),
     meta: sub(NAMESPACES.meta),
+    epochs: sub(NAMESPACES.epochs),
     consensus: sub(NAMESPACES.consensus),
     pluginStore(name) {
       if (!PLUGIN_NAME.test(name)) throw invalid('BAD_PLUGIN_NAME', 'a plugin name is 1 to 64 of a-z, 0-9, _ and -, starting with a letter or digit');

@@ -110,15 +110,10 @@ export function parseClaim(text: string): ClaimSpec {
   return v as ClaimSpec;
 }
 
-/** The offline check against the node's current validator set; `note` when the set changed since the response. */
-async function checkResponse(client: RpcClient, response: VerificationResponse, request: VerificationRequestView['request'], chainId: string): Promise<ResponseCheck & { note?: string }> {
-  const epoch = await client.getEpoch();
-  const check = verifyVerificationResponse({ response, request, validators: epoch?.validators.map((v) => v.address) ?? [], chainId });
-  // ledger_getEpoch has only the current set: a response from an earlier epoch was signed by that one's
-  if (epoch && response.finalHeight !== null && response.finalHeight < epoch.first_height) {
-    return { ...check, note: `checked against the validator set of epoch ${epoch.epoch} (from height ${epoch.first_height}); the response became final at height ${response.finalHeight}, in an earlier epoch` };
-  }
-  return check;
+/** The offline check against the validator set of the epoch the response became final in. */
+async function checkResponse(client: RpcClient, response: VerificationResponse, request: VerificationRequestView['request'], chainId: string): Promise<ResponseCheck> {
+  const epoch = await client.getEpoch(response.finalHeight ?? undefined);
+  return verifyVerificationResponse({ response, request, validators: epoch?.validators.map((v) => v.address) ?? [], chainId });
 }
 
 const verifiesSubject = (response: VerificationResponse, check?: ResponseCheck) => response.status === 'final' && response.verified && (check === undefined || (check.valid && check.verified));

@@ -1,8 +1,10 @@
 import type { Evidence } from '../../consensus/types.js';
+import { invalid, LedgerError } from '../../errors.js';
 import { lastHeightOf, readValidatorSet } from '../../execution/validator-set.js';
 import { formatAddress, parseAddress } from '../../protocol/address.js';
 import { bytesEqual, toHex } from '../../protocol/bytes.js';
-import { address, optionalParam } from '../params.js';
+import type { ValidatorSetRecord } from '../../protocol/records.js';
+import { address, optionalParam, uint } from '../params.js';
 import { defineMethod, type RpcMethod } from '../server.js';
 import type { RpcContext } from './context.js';
 
@@ -26,13 +28,31 @@ export function evidenceToJson(e: Evidence) {
  * check it against the validator's key).
  */
 export function consensusMethods(ctx: RpcContext): RpcMethod[] {
+  /** The set of the epoch `height` is in: the current one, or one this node kept (ChainStore.epochs). */
+  const epochAt = async (height: number, current: ValidatorSetRecord): Promise<ValidatorSetRecord> => {
+    if (height > lastHeightOf(current)) {
+      throw invalid('EPOCH_NOT_CHOSEN', `height ${height} is past the current epoch ${current.epoch}, which ends at height ${lastHeightOf(current)}; the set of a later epoch is chosen at that height`, {
+        lastHeight: lastHeightOf(current),
+      });
+    }
+    const set = height >= current.firstHeight ? current : await ctx.store.epochs.atHeight(height);
+    if (!set) {
+      const earliest = await ctx.store.epochs.earliest();
+      throw new LedgerError('EPOCH_NOT_KEPT', `this node keeps validator sets from height ${earliest?.firstHeight ?? current.firstHeight} (epoch ${earliest?.epoch ?? current.epoch}); height ${height} is older`, 'not_found', {
+        earliestHeight: earliest?.firstHeight ?? current.firstHeight,
+      });
+    }
+    return set;
+  };
+
   return [
     defineMethod({
       name: 'ledger_getEpoch',
-      params: [],
-      handler: async () => {
-        const set = await readValidatorSet(ctx.store.stateReader());
-        if (!set) return null;
+      params: [optionalParam('height', uint())],
+      handler: async (height) => {
+        const current = await readValidatorSet(ctx.store.stateReader());
+        if (!current) return null;
+        const set = height === undefined ? current : await epochAt(height, current);
         return {
           epoch: set.epoch,
           first_height: set.firstHeight,

@@ -5,9 +5,10 @@ import { ADDRESS_LENGTH, formatAddress } from '../../../node/protocol/address.js
 import { blockToJson } from '../../../node/protocol/block.js';
 import { toHex } from '../../../node/protocol/bytes.js';
 import { didForIdentifier } from '../../../node/protocol/did.js';
+import { encodeValidatorSet, VALIDATOR_SET_KEY } from '../../../node/protocol/records.js';
 import { parseJson, stringifyJson } from '../../../node/protocol/json.js';
 import { signTransaction, transactionHash, transactionToJson } from '../../../node/protocol/transaction.js';
-import { BIG, COUNTER, VALIDATORS, fillerAddress } from '../../fixtures/chain-blocks.js';
+import { BIG, COUNTER, VALIDATORS, fillerAddress, nextBlock } from '../../fixtures/chain-blocks.js';
 import { loadVectors } from '../../fixtures/vectors.js';
 import { CHAIN, DID, DID_ID, FUNDER, NETWORK, UNBONDER, errorCode, funder, result, setup } from './harness.js';
 
@@ -235,7 +236,24 @@ t.test('getEpoch: the current epoch, its heights and its set in canonical order'
     epoch_length: 100,
     validators: sorted.map((v) => ({ address: formatAddress(v.address), bls_public_key: Buffer.from(v.blsPublicKey).toString('hex'), weight: 1 })),
   });
-  t.equal(errorCode(await call('ledger_getEpoch', [1])), -32602, 'takes no parameter');
+});
+
+t.test('getEpoch(height): the set of the epoch a height is in, kept when the next epoch begins', async (t) => {
+  const { call, store } = await setup(t);
+  const sorted = [...VALIDATORS].sort((a, b) => Buffer.compare(a.address, b.address));
+  const epoch0 = result(await call('ledger_getEpoch')) as { validators: Array<{ weight: number }> };
+  // the boundary block (height 99) writes epoch 1's set, here with the first validator at weight 2
+  const next = { epoch: 1, firstHeight: 100, length: 100, validators: sorted.map((v, i) => ({ address: v.address, blsPublicKey: v.blsPublicKey, weight: i === 0 ? 2n : 1n })) };
+  await store.commitBlock(await nextBlock(store, { heightStep: 99, puts: [{ key: VALIDATOR_SET_KEY, value: encodeValidatorSet(next) }] }));
+  const epoch1 = result(await call('ledger_getEpoch'));
+  t.match(epoch1, { epoch: 1, first_height: 100, last_height: 199, validators: [{ weight: 2 }, { weight: 1 }] }, 'the current epoch is the new one');
+  t.same(result(await call('ledger_getEpoch', [150])), epoch1);
+  t.same(result(await call('ledger_getEpoch', [199])), epoch1, 'its last height');
+  t.same(result(await call('ledger_getEpoch', [0])), epoch0, 'an earlier epoch, kept');
+  t.same(result(await call('ledger_getEpoch', [99])), epoch0, 'its last height');
+  const ahead = await call('ledger_getEpoch', [200]);
+  t.match(ahead.error, { code: -32602, data: { code: 'EPOCH_NOT_CHOSEN', lastHeight: 199 } }, 'a set not chosen yet');
+  t.equal(errorCode(await call('ledger_getEpoch', [-1])), -32602);
 });
 
 t.test('getConsensusStatus: null where no consensus engine runs', async (t) => {
