@@ -1,5 +1,4 @@
 import type { BbsProofInput } from '../crypto/bbs.js';
-import { verify } from '../crypto/ed25519.js';
 import { sha256 } from '../crypto/hash.js';
 import { BBS_FIXED_PROOF_BYTES, BBS_SCALAR_BYTES } from '../crypto/sizes.js';
 import { bytesEqual, fromHex, toHex, utf8 } from '../protocol/bytes.js';
@@ -12,7 +11,7 @@ import { KYC_BBS_FIELDS, KYC_BBS_HEADER, KYC_BBS_MESSAGE_COUNT, type KycBbsField
 import type { DidRecord } from '../protocol/records.js';
 import type { ClaimResult, RequiredClaim, VerificationRequest } from '../protocol/verification.js';
 import { disclosureFor, evaluateConstraints, overDisclosure, readConstraints, type ClaimAttributes } from './constraints.js';
-import { presentationHash, presentationHeader, presentationSigningBytes, type BbsEntry, type DirectEntry, type Presentation, type PresentationEntry } from './presentation.js';
+import { presentationHash, presentationHeader, signedByOneOf, type BbsEntry, type DirectEntry, type Presentation, type PresentationEntry } from './presentation.js';
 
 /**
  * The committee check of a presentation (issue 27). Each member runs it on its own and signs the
@@ -118,9 +117,7 @@ export async function checkPresentation(args: CheckArgs): Promise<CheckOutcome> 
   const holder = await chain.did(p.holder);
   if (holder === undefined) return refuse('UNKNOWN_HOLDER', `the holder ${p.holder} does not exist`);
   if (!holder.active) return refuse('HOLDER_DEACTIVATED', `the holder ${p.holder} is deactivated`);
-  const message = presentationSigningBytes(p);
-  const signature = fromHex(p.signature, 64, 'signature');
-  if (!holder.authenticationKeys.some((k) => verify(k, message, signature))) {
+  if (!signedByOneOf(p, holder.authenticationKeys)) {
     return refuse('BAD_PRESENTATION_SIGNATURE', `the signature does not verify under an authentication key of ${p.holder}`);
   }
 

@@ -1,12 +1,10 @@
-import { verify } from '../crypto/ed25519.js';
 import { invalid, LedgerError } from '../errors.js';
-import { fromHex } from '../protocol/bytes.js';
 import { authenticationKeys } from '../protocol/did-document.js';
 import { parseDid } from '../protocol/did.js';
 import type { DidRecord } from '../protocol/records.js';
 import type { VerificationRecord } from '../protocol/verification-records.js';
 import { shapeRefusal } from './check.js';
-import { presentationSigningBytes, type Presentation } from './presentation.js';
+import { signedByOneOf, type Presentation } from './presentation.js';
 
 /**
  * What any node checks before it passes a presentation on (the RPC that takes it, every peer that
@@ -30,9 +28,7 @@ export async function precheckPresentation(p: Presentation, network: string, cha
   const parsed = parseDid(p.holder);
   const holder = parsed.network === network ? await chain.did(parsed.identifier) : undefined;
   if (!holder?.active) throw new LedgerError('HOLDER_NOT_ACTIVE', `the holder ${p.holder} is not an active DID of this chain`, 'conflict', { did: p.holder });
-  const bytes = presentationSigningBytes(p);
-  const signature = fromHex(p.signature, 64, 'signature');
-  if (!authenticationKeys(holder).some((k) => verify(k, bytes, signature))) {
+  if (!signedByOneOf(p, authenticationKeys(holder))) {
     throw invalid('BAD_PRESENTATION_SIGNATURE', `the presentation signature does not verify under an authentication key of ${p.holder}`);
   }
   return v;

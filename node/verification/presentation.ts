@@ -1,8 +1,8 @@
-import { sign } from '../crypto/ed25519.js';
+import { sign, verify } from '../crypto/ed25519.js';
 import { sha256 } from '../crypto/hash.js';
 import { MAX_BBS_PROOF_BYTES } from '../crypto/sizes.js';
 import { invalid, type LedgerError } from '../errors.js';
-import { concatBytes, toHex, utf8 } from '../protocol/bytes.js';
+import { concatBytes, fromHex, toHex, utf8 } from '../protocol/bytes.js';
 import { formatCredentialId, parseCredentialId } from '../protocol/credential-id.js';
 import { parseCredential, type Credential } from '../protocol/credential-schema.js';
 import { parseDid } from '../protocol/did.js';
@@ -205,4 +205,29 @@ export function presentationHeader(chainId: string, requestId: string, holder: s
 /** SHA-256 of the JCS form of the whole presentation, signature included: what the answers name. */
 export function presentationHash(p: Presentation): Uint8Array {
   return sha256(utf8(canonicalJson(p)));
+}
+
+/** holder signatures this process checked, by key and presentation hash (which covers the signature); oldest first out */
+const checkedSignatures = new Map<string, boolean>();
+const CHECKED_LIMIT = 4096;
+
+/**
+ * Whether one of `keys` signed the presentation. A node checks a presentation's signature in its
+ * precheck and again in its committee check; the second is a lookup (Ed25519 verification is a
+ * pure function of key, message and signature, so the memo answers what verifying would).
+ */
+export function signedByOneOf(p: Presentation, keys: readonly Uint8Array[]): boolean {
+  const signature = fromHex(p.signature, 64, 'signature');
+  const hash = toHex(presentationHash(p));
+  let bytes: Uint8Array | undefined;
+  return keys.some((key) => {
+    const id = toHex(key) + hash;
+    const known = checkedSignatures.get(id);
+    if (known !== undefined) return known;
+    bytes ??= presentationSigningBytes(p);
+    const ok = verify(key, bytes, signature);
+    if (checkedSignatures.size >= CHECKED_LIMIT) checkedSignatures.delete(checkedSignatures.keys().next().value!);
+    checkedSignatures.set(id, ok);
+    return ok;
+  });
 }

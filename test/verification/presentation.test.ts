@@ -1,5 +1,5 @@
 import t from 'tap';
-import { verify } from '../../node/crypto/ed25519.js';
+import { keyPairFromSeed, verify } from '../../node/crypto/ed25519.js';
 import { sha256 } from '../../node/crypto/hash.js';
 import { MAX_BBS_PROOF_BYTES } from '../../node/crypto/sizes.js';
 import { fromHex, toHex, utf8 } from '../../node/protocol/bytes.js';
@@ -10,6 +10,7 @@ import {
   presentationHash,
   presentationHeader,
   presentationSigningBytes,
+  signedByOneOf,
   signPresentation,
   type Presentation,
 } from '../../node/verification/presentation.js';
@@ -103,4 +104,15 @@ t.test('size and JSON', async (t) => {
   t.throws(() => parsePresentation(undefined), { code: 'BAD_PRESENTATION' });
   const empty: Presentation = present(holder, []);
   t.same(parsePresentation(JSON.stringify(empty)).credentials, [], 'an empty answer is well formed (every claim unmet)');
+});
+
+t.test('signedByOneOf: the holder\'s signature under any of its keys, the second check a lookup with the same answer', async (t) => {
+  const other = keyPairFromSeed(new Uint8Array(32).fill(99)).publicKey;
+  t.equal(signedByOneOf(signed, [holder.keys.publicKey]), true);
+  t.equal(signedByOneOf(signed, [holder.keys.publicKey]), true, 'again, from the memo');
+  t.equal(signedByOneOf(signed, [other]), false, 'another key');
+  t.equal(signedByOneOf(signed, [other, holder.keys.publicKey]), true, 'one of several');
+  const forged = { ...signed, signature: toHex(new Uint8Array(64).fill(1)) };
+  t.equal(signedByOneOf(forged, [holder.keys.publicKey]), false, 'a forged signature is another presentation (its hash covers the signature)');
+  t.equal(signedByOneOf(forged, [holder.keys.publicKey]), false);
 });
