@@ -4,7 +4,7 @@ import type { Block } from './protocol/block.js';
 import { transactionHash } from './protocol/transaction.js';
 import type { Mempool } from './mempool/index.js';
 import type { NetworkStats } from './network/index.js';
-import type { VerifyPoolStats } from './rpc/verification/pool.js';
+import type { BbsBatchStats, VerifyPoolStats } from './rpc/verification/pool.js';
 import type { SignatureCheckerStats } from './crypto/signature-checker.js';
 import type { ChainStore } from './state/chain-store.js';
 
@@ -46,7 +46,9 @@ export function createMetrics(deps: {
   mempool: Mempool;
   store: ChainStore;
   network?: { peerCount(): number; stats(): NetworkStats };
-  verifier?: { stats(): VerifyPoolStats };
+  verifier?: { stats(): VerifyPoolStats; bbsBatches(): BbsBatchStats };
+  /** this validator's presentation checks waiting or running (verification/answerer.ts) */
+  verification?: { backlog(): number };
   signatures?: { stats(): SignatureCheckerStats };
 }): NodeMetrics {
   const registry = new Registry();
@@ -66,6 +68,9 @@ export function createMetrics(deps: {
   counter('ledger_signature_checks_total', 'transaction signatures this node checked (admission and blocks; each once)', () => deps.signatures?.stats().checked ?? 0);
   gauge('ledger_rpc_verify_pending', 'expensive verifications (BBS proofs) waiting or running in the worker pool', () => deps.verifier?.stats().pending ?? 0);
   gauge('ledger_rpc_verify_queued_cost', 'work units of verification waiting or running in the worker pool (bounded by rpc.verifyMaxQueuedCost)', () => deps.verifier?.stats().queuedCost ?? 0);
+  counter('ledger_bbs_batches_total', 'BBS proof batches sent to the worker pool, each sharing one pairing check', () => deps.verifier?.bbsBatches().batches ?? 0);
+  counter('ledger_bbs_batched_proofs_total', 'BBS proofs in those batches: divided by ledger_bbs_batches_total, the mean batch', () => deps.verifier?.bbsBatches().proofs ?? 0);
+  gauge('ledger_verification_checks_pending', 'presentation checks of this validator\'s committee seats waiting or running; from 32, new verification work is answered busy', () => deps.verification?.backlog() ?? 0);
   gauge('ledger_consensus_validators', 'validators in the current set', () => deps.engine.validators.size);
   gauge('ledger_consensus_epoch', 'current epoch (the validator set changes at each)', () => engine().epoch);
   gauge('ledger_consensus_halted', '1 when this node stopped signing because its state disagrees with a quorum-certified block', () => (engine().halted ? 1 : 0));

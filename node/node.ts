@@ -138,7 +138,9 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
 
     const verifier = createVerifyPool({ threads: config.rpc.verifyThreads, maxQueuedCost: config.rpc.verifyMaxQueuedCost });
     closers.push(() => verifier.close());
-    const metrics = createMetrics({ engine, mempool, store, network, verifier, signatures });
+    // the verification service takes the metrics; the backlog gauge reads it once it runs
+    const verification = { backlog: () => 0 };
+    const metrics = createMetrics({ engine, mempool, store, network, verifier, signatures, verification });
     observeConsensus(metrics, { chainId: genesis.chainId, engine, mempool });
     connectMempoolGossip({
       chainId: genesis.chainId,
@@ -189,6 +191,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
       metrics,
       log: log.child({ module: 'verification' }),
     });
+    verification.backlog = () => presentations.backlog();
     engine.on('fault', (err: unknown) => log.error({ err }, 'consensus fault'));
     engine.on('rejected', (e: { block: Block; error: unknown; from?: Uint8Array }) => {
       const err = e.error as { code?: string; kind?: string; message?: string; data?: unknown };

@@ -187,6 +187,13 @@ t.test('the verification flow on a 4-validator devnet', async (t) => {
     const forged = { ...res, claims: [{ ...res.claims[0]!, satisfied: false }] };
     t.notOk(verifyVerificationResponse({ response: forged, request: r, validators, chainId: c.chainId }).valid, 'a changed result does not');
     t.notOk(verifyVerificationResponse({ response: res, request: r, validators: validators.slice(0, 1), chainId: c.chainId }).valid, 'nor against another set');
+    t.same((await rpc.getEpoch(res.finalHeight!))?.validators.map((v) => v.address), validators, 'the set of the epoch it became final in');
+    const metric = async (name: string) => {
+      const texts = await Promise.all(c.nodes.map(async (n) => (await fetch(`${n.rpcUrl}/metrics`)).text()));
+      return texts.map((text) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]));
+    };
+    t.ok((await metric('ledger_bbs_batched_proofs_total')).reduce((a, b) => a + b, 0) >= 3, 'the committee checked the BBS proof in the verification pools');
+    t.same(await metric('ledger_verification_checks_pending'), [0, 0, 0, 0], 'no check left waiting');
     const paid = before - (await balance(dapp));
     const receipt = await rpc.getReceipt((await rpc.call<{ tx_hash: string }>('ledger_getVerificationRequest', [requestId])).tx_hash);
     t.equal(paid, 1_000_000n + BigInt(receipt!.fee_paid), 'the dApp paid its fee and one transaction fee, once');

@@ -18,6 +18,9 @@ interface Waiting {
 export class BbsBatcher {
   private readonly waiting: Waiting[] = [];
   private running = 0;
+  /** batches sent and the proofs in them, since start: their ratio is the mean batch */
+  batches = 0;
+  proofs = 0;
 
   constructor(
     private readonly run: (inputs: BbsProofInput[]) => Promise<boolean[]>,
@@ -35,6 +38,8 @@ export class BbsBatcher {
     while (this.running < this.slots && this.waiting.length > 0) {
       const batch = this.waiting.splice(0, MAX_BBS_BATCH);
       this.running++;
+      this.batches++;
+      this.proofs += batch.length;
       this.run(batch.map((w) => w.input))
         .then(
           (verdicts) => batch.forEach((w, i) => w.resolve(verdicts[i] === true)),

@@ -29,6 +29,12 @@ export interface VerifyPoolStats {
   pending: number;
 }
 
+/** BBS batches sent to the threads since start, and the proofs in them (bbs-batcher.ts) */
+export interface BbsBatchStats {
+  batches: number;
+  proofs: number;
+}
+
 /**
  * `duty`: a committee member's check (node/verification/answerer.ts). It counts in the queue, so
  * that RPC callers are answered busy while the validator has committee work, but it is never
@@ -47,6 +53,7 @@ export interface VerifyPool {
   /** The credential's SHA-256 hash as registered on chain. */
   credentialHash(credential: Credential, o?: VerifyCallOptions): Promise<Uint8Array>;
   stats(): VerifyPoolStats;
+  bbsBatches(): BbsBatchStats;
   close(): Promise<void>;
 }
 
@@ -93,6 +100,7 @@ export function createVerifyPool(opts: VerifyPoolOptions): VerifyPool {
     verifyCredentialProof: (credential, issuerKey, o) => admitted(JSON_LD_COST, o, () => exec({ op: 'credential-proof', credential, issuerKey }) as Promise<boolean>),
     credentialHash: (credential, o) => admitted(JSON_LD_COST, o, () => exec({ op: 'credential-hash', credential }) as Promise<Uint8Array>),
     stats: () => ({ queuedCost, pending }),
+    bbsBatches: () => ({ batches: bbs.batches, proofs: bbs.proofs }),
     close: async () => {
       await pool?.destroy();
     },
