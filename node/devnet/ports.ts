@@ -37,7 +37,9 @@ export function ephemeralPortRange(): [number, number] {
 
 function canBind(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const srv = createServer();
+    // a connection that lands in the moment the port is held (a node redialing a peer that used
+    // it) is dropped at once: open, it would keep close() from calling back
+    const srv = createServer((socket) => socket.destroy());
     srv.once('error', () => resolve(false));
     srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });

@@ -14,7 +14,9 @@ t.test('ports are picked below the ephemeral range, so no outgoing connection ca
 t.test('a taken port is never handed out', async (t) => {
   for (let i = 0; i < 5; i++) {
     const lowest = 21_000 + i * 1_000 + Math.floor(Math.random() * 900);
-    const held = createServer();
+    // a connection from anything else on the machine (a node of another test redialing a peer)
+    // is dropped at once: it would keep close() from ever calling back
+    const held = createServer((socket) => socket.destroy());
     await new Promise<void>((resolve, reject) => held.once('error', reject).listen(lowest, '127.0.0.1', resolve));
     // with room for exactly two places, the one that overlaps the held port is never chosen
     t.equal(await freePortRange(1, lowest, lowest + 2), lowest + 1);
@@ -24,7 +26,7 @@ t.test('a taken port is never handed out', async (t) => {
 
 /** Binds and closes: whether `port` is free now (checked here, not through freePortRange, which would mark it handed out). */
 async function bindable(port: number): Promise<boolean> {
-  const srv = createServer();
+  const srv = createServer((socket) => socket.destroy());
   const ok = await new Promise<boolean>((resolve) => srv.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => resolve(true)));
   if (ok) await new Promise((r) => srv.close(r));
   return ok;
