@@ -31,13 +31,17 @@ function setup() {
   const answered: string[] = [];
   const counts: string[] = [];
   let deliver: (bytes: Uint8Array, from: Uint8Array) => void = () => undefined;
+  let handled: () => void = () => undefined;
   const p2p: PresentationNetwork = {
     sendPresentation: (_bytes, except) => {
       sends.push(except ? { except: toHex(except) } : {});
       return 3;
     },
     onPresentation: (handler) => void (deliver = handler),
-    penalize: (address, reason) => void penalties.push(`${toHex(address)} ${reason}`),
+    penalize: (address, reason) => {
+      penalties.push(`${toHex(address)} ${reason}`);
+      handled();
+    },
   };
   const didRecord: DidRecord = { did: holder.did, publicKey: holder.keys.publicKey, service: [], active: true, createdMs: 0, updatedMs: 0, versionId: 1, txHash: new Uint8Array(32) };
   const intake = new PresentationIntake({
@@ -50,12 +54,18 @@ function setup() {
     answerer: { onPresentation: async (p: Presentation) => (answered.push(p.requestId), 'answered' as const) } as unknown as Answerer,
     isValidator: async (address) => bytesEqual(address, validator),
     log,
-    count: (source) => void counts.push(source),
+    count: (source) => {
+      counts.push(source);
+      handled();
+    },
   });
-  // a peer's presentation is handled in the background: wait for its effects
+  // a peer's presentation is handled in the background: wait for its count or penalty, then for
+  // what follows it in the same turn (the answerer, the relay)
   const fromPeer = async (p: Presentation | string, from: Uint8Array) => {
+    const done = new Promise<void>((resolve) => (handled = resolve));
     deliver(typeof p === 'string' ? utf8(p) : utf8(canonicalJson(p)), from);
-    await new Promise((r) => setTimeout(r, 50));
+    await done;
+    await new Promise((r) => setImmediate(r));
   };
   return { intake, sends, penalties, answered, counts, fromPeer };
 }
