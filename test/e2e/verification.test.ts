@@ -193,7 +193,9 @@ t.test('the verification flow on a 4-validator devnet', async (t) => {
       return texts.map((text) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]));
     };
     t.ok((await metric('ledger_bbs_batched_proofs_total')).reduce((a, b) => a + b, 0) >= 3, 'the committee checked the BBS proof in the verification pools');
-    t.same(await metric('ledger_verification_checks_pending'), [0, 0, 0, 0], 'no check left waiting');
+    // a standby member whose turn came before the response was final (a loaded machine) may still be checking
+    await c.waitFor(async () => (await metric('ledger_verification_checks_pending')).every((v) => v === 0), 30_000, 'no check left waiting');
+    t.pass('no check left waiting once the response is final');
     const paid = before - (await balance(dapp));
     const receipt = await rpc.getReceipt((await rpc.call<{ tx_hash: string }>('ledger_getVerificationRequest', [requestId])).tx_hash);
     t.equal(paid, 1_000_000n + BigInt(receipt!.fee_paid), 'the dApp paid its fee and one transaction fee, once');
