@@ -159,9 +159,8 @@ function generators(c: Ctx, count: number): Mcl.G1[] {
   return c.generators;
 }
 
-/** octets_to_pubkey(PK), ready for the Miller loop */
-function publicKey(c: Ctx, pk: Uint8Array): Mcl.PrecomputedG2 | undefined {
-  const id = Buffer.from(pk).toString('hex');
+/** octets_to_pubkey(PK), ready for the Miller loop; `id`, the key in hex, names it in the cache and in a batch */
+function publicKey(c: Ctx, pk: Uint8Array, id: string): Mcl.PrecomputedG2 | undefined {
   let W = c.keys.get(id);
   if (W === undefined) {
     const point = decode(c.mcl.G2, pk);
@@ -264,7 +263,8 @@ function prepare(c: Ctx, input: ProofVerifyInput): Prepared | undefined {
   const points = pointBytes.map((b) => decode(mcl.G1, b));
   if (points.some((p) => p === undefined)) return undefined;
   const [Abar, Bbar, D] = points as [Mcl.G1, Mcl.G1, Mcl.G1];
-  const W = publicKey(c, input.PK);
+  const key = Buffer.from(input.PK).toString('hex');
+  const W = publicKey(c, input.PK, key);
   if (!W) return undefined;
 
   // ProofVerifyInit
@@ -296,5 +296,5 @@ function prepare(c: Ctx, input: ProofVerifyInput): Prepared | undefined {
     input.ph,
   );
   if (expected !== cp) return undefined;
-  return { Abar, Bbar, W, key: Buffer.from(input.PK).toString('hex') };
+  return { Abar, Bbar, W, key };
 }
