@@ -15,7 +15,7 @@ import { credit, debit, readAccount, readDid, readValidator, writeAccount, write
 import { credentialAttest, credentialRequest, credentialRevoke } from './credentials.js';
 import { didRecover, setRecoveryPolicy } from './recovery.js';
 import { validatorQualify } from './eligibility.js';
-import { verificationAnswer, verificationRequest } from './verification.js';
+import { verificationAnswer, verificationAnswerBatch, verificationRequest } from './verification.js';
 import { putValidator } from './validator-set.js';
 
 /**
@@ -110,6 +110,8 @@ async function applyPayload(
       return verificationRequest(state, ctx, tx, p, txHash);
     case 'VerificationAnswer':
       return verificationAnswer(state, ctx, senderPubkey, p);
+    case 'VerificationAnswerBatch':
+      return verificationAnswerBatch(state, ctx, senderPubkey, p);
   }
 }
 

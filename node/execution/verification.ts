@@ -4,7 +4,7 @@ import { bytesEqual, toHex } from '../protocol/bytes.js';
 import { attestationThreshold, COMMITTEE_SIZE, committeeSize, isSelected, verificationCommitteeSeed } from '../protocol/committee.js';
 import { authenticationKeys } from '../protocol/did-document.js';
 import { INDEX_MARKER } from '../protocol/credential-records.js';
-import type { PayloadOf } from '../protocol/payloads.js';
+import type { PayloadOf, VerificationAnswerItem } from '../protocol/payloads.js';
 import type { ReceiptEvent } from '../protocol/receipt.js';
 import type { Transaction } from '../protocol/transaction.js';
 import { encodeClaims, verifyAnswer } from '../protocol/verification-answer.js';
@@ -71,7 +71,7 @@ export async function verificationRequest(state: StateOverlay, ctx: TxContext, t
   return { events: [{ type: 'VerificationRequested', request_id: r.requestId, requester: r.requester.did, subject: r.subject.did, deadline_height: deadlineHeight }] };
 }
 
-export async function verificationAnswer(state: StateOverlay, ctx: TxContext, senderPubkey: Uint8Array, p: PayloadOf<'VerificationAnswer'>): Promise<PayloadResult> {
+export async function verificationAnswer(state: StateOverlay, ctx: TxContext, senderPubkey: Uint8Array, p: VerificationAnswerItem): Promise<PayloadResult> {
   const key = requestKeyOf(p.requestId);
   const v = await readVerification(state, key);
   if (!v) return { failure: `no verification request ${p.requestId}` };
@@ -103,6 +103,28 @@ export async function verificationAnswer(state: StateOverlay, ctx: TxContext, se
     events.push({ type: 'VerificationFinalized', request_id: p.requestId, verified, consensus_round: ctx.round });
   }
   writeVerification(state, key, v);
+  return { events };
+}
+
+/**
+ * Each answer applies or is refused on its own, as if it were its own transaction: an answer to a
+ * request that others' answers closed meanwhile must not cost the batch's other answers. A refused
+ * answer writes nothing (verificationAnswer writes only once it applies) and leaves a
+ * VerificationAnswerRefused event; the batch fails only when every answer is refused.
+ */
+export async function verificationAnswerBatch(state: StateOverlay, ctx: TxContext, senderPubkey: Uint8Array, p: PayloadOf<'VerificationAnswerBatch'>): Promise<PayloadResult> {
+  const events: ReceiptEvent[] = [];
+  const refused: string[] = [];
+  for (const answer of p.answers) {
+    const result = await verificationAnswer(state, ctx, senderPubkey, answer);
+    if ('events' in result) {
+      events.push(...result.events);
+      continue;
+    }
+    refused.push(result.failure);
+    events.push({ type: 'VerificationAnswerRefused', request_id: answer.requestId, validator: formatAddress(addressBytesFromPublicKey(senderPubkey)), reason: result.failure });
+  }
+  if (refused.length === p.answers.length) return { failure: refused.length === 1 ? refused[0]! : `all ${refused.length} answers refused; the first: ${refused[0]}` };
   return { events };
 }
 

@@ -65,7 +65,19 @@ export type Payload =
   /** a relying party's signed request; the transaction's signature is the request's (docs/protocol.md) */
   | { kind: 'VerificationRequest'; request: UnsignedVerificationRequest }
   /** a committee member's claim results for a presentation, with its VRF proof and signature (verification-answer.ts) */
-  | { kind: 'VerificationAnswer'; requestId: string; /** absent when the whole set is the committee (at most 21 validators) */ vrfProof?: Uint8Array; presentationHash: Uint8Array; claims: ClaimResult[]; signature: Uint8Array };
+  | ({ kind: 'VerificationAnswer' } & VerificationAnswerItem)
+  /** a committee member's answers to several requests in one transaction: each applies or is refused on its own */
+  | { kind: 'VerificationAnswerBatch'; answers: VerificationAnswerItem[] };
+
+/** One answer: the claim results a member found for a presentation, and its signature over them. */
+export interface VerificationAnswerItem {
+  requestId: string;
+  /** absent when the whole set is the committee (at most 21 validators) */
+  vrfProof?: Uint8Array;
+  presentationHash: Uint8Array;
+  claims: ClaimResult[];
+  signature: Uint8Array;
+}
 
 /** A request as a transaction carries it: chain id and nonce set, the signature in the transaction. */
 export type UnsignedVerificationRequest = Omit<VerificationRequest, 'signature' | 'chainId' | 'nonce'> & { chainId: string; nonce: number };

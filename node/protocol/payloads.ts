@@ -13,7 +13,7 @@ import { VERIFICATION_CODECS } from './payload-codecs/verification.js';
  * added by registering a codec with a new tag: existing encodings never change.
  */
 
-export type { EquivocationKind, JsonForm, Payload, PayloadCodec, PayloadKind, PayloadOf, ServiceEndpoint, SignedVoteRef, UnsignedVerificationRequest } from './payload-types.js';
+export type { EquivocationKind, JsonForm, Payload, PayloadCodec, PayloadKind, PayloadOf, ServiceEndpoint, SignedVoteRef, UnsignedVerificationRequest, VerificationAnswerItem } from './payload-types.js';
 export { EQUIVOCATION_KINDS } from './payload-codecs/validators.js';
 export { MAX_SERVICES, MAX_SERVICE_FIELD } from './payload-codecs/core.js';
 export { byteArrayFromJson } from './payload-codecs/fields.js';

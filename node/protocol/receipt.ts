@@ -25,7 +25,9 @@ export type ReceiptEvent =
   | { type: 'ValidatorQualified'; address: string; credential: string }
   | { type: 'VerificationRequested'; request_id: string; requester: string; subject: string; deadline_height: number }
   | { type: 'VerificationAnswered'; request_id: string; validator: string; answers: number }
-  | { type: 'VerificationFinalized'; request_id: string; verified: boolean; consensus_round: number };
+  | { type: 'VerificationFinalized'; request_id: string; verified: boolean; consensus_round: number }
+  /** one answer of a VerificationAnswerBatch that did not apply; the batch's other answers did */
+  | { type: 'VerificationAnswerRefused'; request_id: string; validator: string; reason: string };
 
 export interface Receipt {
   tx_hash: string;

@@ -30,6 +30,7 @@ const TAG = {
   VerificationRequested: 13,
   VerificationAnswered: 14,
   VerificationFinalized: 15,
+  VerificationAnswerRefused: 16,
 } as const;
 
 export function encodeReceipt(r: Receipt): Uint8Array {
@@ -111,6 +112,9 @@ function writeEvent(w: ByteWriter, e: ReceiptEvent): void {
     case 'VerificationFinalized':
       w.str(e.request_id).u8(e.verified ? 1 : 0).u64(BigInt(e.consensus_round));
       return;
+    case 'VerificationAnswerRefused':
+      w.str(e.request_id).str(e.validator).str(e.reason);
+      return;
     default:
       throw unknownEvent((e satisfies never as { type: string }).type);
   }
@@ -152,6 +156,8 @@ function readEvent(r: ByteReader): ReceiptEvent {
       return { type: 'VerificationAnswered', request_id: r.str(), validator: r.str(), answers: r.u16() };
     case TAG.VerificationFinalized:
       return { type: 'VerificationFinalized', request_id: r.str(), verified: r.u8() === 1, consensus_round: Number(r.u64()) };
+    case TAG.VerificationAnswerRefused:
+      return { type: 'VerificationAnswerRefused', request_id: r.str(), validator: r.str(), reason: r.str() };
     default:
       throw unknownEvent(String(tag));
   }

@@ -3,11 +3,11 @@ import type { EpochValidatorSet } from '../execution/validator-set.js';
 import type { Logger } from '../logging.js';
 import { addressBytesFromPublicKey } from '../protocol/address.js';
 import { toHex } from '../protocol/bytes.js';
-import type { PayloadOf } from '../protocol/payloads.js';
-import { signTransaction, type Transaction } from '../protocol/transaction.js';
+import type { Transaction } from '../protocol/transaction.js';
 import { signAnswer } from '../protocol/verification-answer.js';
 import type { VerificationRecord } from '../protocol/verification-records.js';
 import { checkPresentation, type CheckArgs } from './check.js';
+import { AnswerSender } from './answer-sender.js';
 import type { AnswerSightings } from './answer-sightings.js';
 import type { Presentation } from './presentation.js';
 import { committeeSeat } from './seat.js';
@@ -15,8 +15,8 @@ import { committeeSeat } from './seat.js';
 /**
  * A validator's side of a verification request: for each presentation that reaches it, it takes
  * its seat on the request's committee (seat.ts) and, first or as a standby still needed, checks
- * the presentation (the proofs in the worker pool) and sends a VerificationAnswer with its claim
- * results. Presentations live in memory only: personal data is never written to disk, and a
+ * the presentation (the proofs in the worker pool) and answers with its claim results, in one
+ * transaction with the other answers it has ready (answer-sender.ts). Presentations live in memory only: personal data is never written to disk, and a
  * subject whose validators restarted presents again.
  */
 
@@ -38,6 +38,8 @@ export interface AnswererDeps {
   sightings?: AnswerSightings;
   /** how long a standby member waits for the first members' answers; default STANDBY_DELAY_MS */
   standbyDelayMs?: number;
+  /** the shortest time between two answer transactions; default ANSWER_WINDOW_MS (answer-sender.ts) */
+  answerWindowMs?: number;
   log: Logger;
   count?: (outcome: AnswerOutcome) => void;
 }
@@ -68,15 +70,26 @@ const MAX_IN_FLIGHT = 1024;
 export const BACKLOG_BUSY = 32;
 
 export class Answerer {
-  private readonly address: Uint8Array;
   private inFlight = 0;
   /** presentations past their seat and standby turn: checked, or their answer being sent */
   private checking = 0;
-  /** transactions go out one at a time, so nonces follow each other */
-  private sending: Promise<void> = Promise.resolve();
+  private readonly sender: AnswerSender;
 
   constructor(private readonly d: AnswererDeps) {
-    this.address = addressBytesFromPublicKey(d.publicKey);
+    const address = addressBytesFromPublicKey(d.publicKey);
+    this.sender = new AnswerSender({
+      chainId: d.chainId,
+      seed: d.seed,
+      publicKey: d.publicKey,
+      nextNonce: () => d.nextNonce(address),
+      submit: d.submit,
+      stillOpen: (requestId) => this.stillOpen(requestId),
+      ...(d.answerWindowMs === undefined ? {} : { windowMs: d.answerWindowMs }),
+    });
+  }
+
+  private async stillOpen(requestId: string): Promise<boolean> {
+    return (await this.d.verification(requestId))?.status === 'pending';
   }
 
   /** Checks and answers in the background; the returned promise is for tests. */
@@ -122,9 +135,8 @@ export class Answerer {
   private async checkAndAnswer(p: Presentation, v: VerificationRecord, vrfProof: Uint8Array | undefined): Promise<AnswerOutcome> {
     // A check can wait in the pool's queue for seconds; a request that closed meanwhile (final
     // with others' answers, or expired) is not worth the proof work, nor a transaction.
-    const stillOpen = async () => (await this.d.verification(p.requestId))?.status === 'pending';
     const gated = <A extends unknown[], R>(work: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-      if (!(await stillOpen())) throw new RequestClosed();
+      if (!(await this.stillOpen(p.requestId))) throw new RequestClosed();
       return work(...args);
     };
     const check = { ...this.d.check, verifyBbs: gated(this.d.check.verifyBbs), verifyDirect: gated(this.d.check.verifyDirect) };
@@ -139,23 +151,14 @@ export class Answerer {
       this.d.log.info({ request: p.requestId, code: outcome.refused.code, reason: outcome.refused.message }, 'presentation refused');
       return 'refused';
     }
-    const payload: PayloadOf<'VerificationAnswer'> = {
-      kind: 'VerificationAnswer',
+    const sent = await this.sender.send({
       requestId: p.requestId,
       ...(vrfProof ? { vrfProof } : {}),
       presentationHash: outcome.presentationHash,
       claims: outcome.claims,
       signature: signAnswer(this.d.seed, this.d.chainId, p.requestId, outcome.presentationHash, outcome.claims),
-    };
-    let closed = false;
-    const send = this.sending.then(async () => {
-      if (!(await stillOpen())) return void (closed = true);
-      const nonce = await this.d.nextNonce(this.address);
-      await this.d.submit(signTransaction(this.d.chainId, { senderPubkey: this.d.publicKey, nonce, payload }, this.d.seed));
     });
-    this.sending = send.catch(() => undefined);
-    await send;
-    if (closed) return 'skipped';
+    if (!sent) return 'skipped';
     this.d.log.info({ request: p.requestId, verified: outcome.claims.every((c) => c.satisfied) }, 'answered verification request');
     return 'answered';
   }

@@ -53,7 +53,9 @@ export function startVerificationService(o: {
   const sightings = new AnswerSightings();
   if (o.key) {
     mempool.onAdmitted(({ tx }) => {
-      if (tx.payload.kind === 'VerificationAnswer') sightings.record(tx.payload.requestId, tx.senderPubkey);
+      const p = tx.payload;
+      if (p.kind === 'VerificationAnswer') sightings.record(p.requestId, tx.senderPubkey);
+      if (p.kind === 'VerificationAnswerBatch') for (const a of p.answers) sightings.record(a.requestId, tx.senderPubkey);
     });
   }
   const answerer =

@@ -3,7 +3,7 @@ import { ecvrfProve } from '../../node/crypto/ecvrf.js';
 import { readAccount } from '../../node/execution/state-access.js';
 import { readVerification } from '../../node/execution/verification.js';
 import { MIN_VALIDATOR_STAKE } from '../../node/protocol/params.js';
-import type { Payload, UnsignedVerificationRequest } from '../../node/protocol/payloads.js';
+import type { UnsignedVerificationRequest, VerificationAnswerItem } from '../../node/protocol/payloads.js';
 import { verifyTransactionSignature } from '../../node/protocol/transaction.js';
 import { signAnswer } from '../../node/protocol/verification-answer.js';
 import { requestKeyOf } from '../../node/protocol/verification-records.js';
@@ -49,18 +49,26 @@ const result = (satisfied: boolean): ClaimResult[] => [
   { type: 'KYCCredential', satisfied, issuer: 'did:ledger:testnet:issuer', issuanceDate: '2026-01-01T00:00:00Z', expirationDate: '2027-01-01T00:00:00Z', proofType: 'zk-snark', zkProofReference: 'bbs-bls12381-sha256:ab', ...(satisfied ? {} : { reason: 'constraint_not_met:minimumAge' }) },
 ];
 
-async function answer(chain: Chain, who: Member, requestId: string, claims: ClaimResult[], o: { presentationHash?: Uint8Array; signWith?: Member; vrf?: boolean } = {}) {
+async function answerItem(chain: Chain, who: Member, requestId: string, claims: ClaimResult[], o: { presentationHash?: Uint8Array; signWith?: Member; vrf?: boolean } = {}): Promise<VerificationAnswerItem> {
   const v = (await readVerification(chain.state, requestKeyOf(requestId)))!;
   const presentationHash = o.presentationHash ?? new Uint8Array(32).fill(7);
-  const payload: Payload = {
-    kind: 'VerificationAnswer',
+  return {
     requestId,
     ...(o.vrf ? { vrfProof: ecvrfProve(who.ed.seed, v.seed) } : {}),
     presentationHash,
     claims,
     signature: signAnswer((o.signWith ?? who).ed.seed, CHAIN, requestId, presentationHash, claims),
   };
-  return tx(who, chain.nonce(who), payload);
+}
+
+async function answer(chain: Chain, who: Member, requestId: string, claims: ClaimResult[], o: Parameters<typeof answerItem>[4] = {}) {
+  return tx(who, chain.nonce(who), { kind: 'VerificationAnswer', ...(await answerItem(chain, who, requestId, claims, o)) });
+}
+
+/** one member's answers to several requests in one VerificationAnswerBatch transaction */
+async function batch(chain: Chain, who: Member, requestIds: string[], claims: ClaimResult[]) {
+  const answers = await Promise.all(requestIds.map((id) => answerItem(chain, who, id, claims)));
+  return tx(who, chain.nonce(who), { kind: 'VerificationAnswerBatch', answers });
 }
 
 t.test('the request is its own transaction: one signature, the requester\'s, over the seed\'s signing rule', async (t) => {
@@ -104,6 +112,37 @@ t.test('held fee, committee answers, final at the threshold, the fee pays the me
   }
   const late = await chain.block([await answer(chain, validators[3]!, r.requestId, result(true))]);
   t.equal(late.txs[0]!.outcome.status, `failed: verification request ${r.requestId} is already final`, 'nothing is paid twice');
+});
+
+t.test('a batch of answers: each applies or is refused on its own; the batch fails only when all are refused', async (t) => {
+  const chain = await setup();
+  const requests: UnsignedVerificationRequest[] = [];
+  for (let i = 0; i < 3; i++) {
+    requests.push(request(chain, { requestId: `batch-${i}` }));
+    await chain.block([requestTx(chain, requests.at(-1)!)]);
+  }
+  const [r1, r2, r3] = requests as [UnsignedVerificationRequest, UnsignedVerificationRequest, UnsignedVerificationRequest];
+  await chain.block([await answer(chain, validators[3]!, r3.requestId, result(true))]);
+  const balance = (await readAccount(chain.state, validators[3]!.address)).balance;
+  const first = await chain.block([await batch(chain, validators[3]!, [r1.requestId, r2.requestId, r3.requestId], result(true))]);
+  const out = first.txs[0]!.outcome;
+  t.equal(out.status, 'success', 'two of three answers applied');
+  t.match(out.events, [
+    { type: 'VerificationAnswered', request_id: r1.requestId, answers: 1 },
+    { type: 'VerificationAnswered', request_id: r2.requestId, answers: 1 },
+    { type: 'VerificationAnswerRefused', request_id: r3.requestId, reason: /already answered/ },
+  ]);
+  t.equal((await readAccount(chain.state, validators[3]!.address)).balance, balance - out.feePaid, 'one fee for the whole batch');
+
+  // two more members in batches: both requests final, each in its own receipt events
+  await chain.block([await batch(chain, validators[0]!, [r1.requestId, r2.requestId], result(true))]);
+  const closing = await chain.block([await batch(chain, validators[1]!, [r2.requestId, r1.requestId], result(true))]);
+  t.same(closing.txs[0]!.outcome.events.filter((e) => e.type === 'VerificationFinalized').map((e) => 'request_id' in e && e.request_id), [r2.requestId, r1.requestId]);
+  for (const r of [r1, r2]) t.equal((await readVerification(chain.state, requestKeyOf(r.requestId)))!.status, 'final');
+
+  const refused = await chain.block([await batch(chain, validators[2]!, [r1.requestId, r2.requestId], result(true))]);
+  t.equal(refused.txs[0]!.outcome.status, `failed: all 2 answers refused; the first: verification request ${r1.requestId} is already final`);
+  t.same(refused.txs[0]!.outcome.events, [], 'a failed transaction leaves no events');
 });
 
 t.test('an unsatisfied claim is a final verified: false; answers that differ do not count together', async (t) => {
@@ -179,7 +218,8 @@ t.test('past 21 validators the VRF draws the committee: an answer needs a proof 
   // half the set weighs ten times the other half: the light members are seldom drawn
   const chain = await Chain.genesis(many.map((who, i) => ({ who, stake: i < 11 ? 10n * MIN_VALIDATOR_STAKE : MIN_VALIDATOR_STAKE })), { funded: [dapp, subject, ...many] });
   await chain.block([dapp, subject].map((m) => tx(m, chain.nonce(m), { kind: 'DidCreate', service: [] })));
-  const r = request(chain);
+  // the draw follows from the request id: this one leaves some light members out
+  const r = request(chain, { requestId: 'req-1' });
   await chain.block([requestTx(chain, r)]);
   const v = (await readVerification(chain.state, requestKeyOf(r.requestId)))!;
   t.equal(v.committeeSize, 21);

@@ -2,7 +2,7 @@ import t from 'tap';
 import { ByteReader, ByteWriter } from '../../node/protocol/bytes.js';
 import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
 import { didForPublicKey } from '../../node/protocol/did.js';
-import { decodePayload, encodePayload, payloadFromJson, payloadToJson, type Payload } from '../../node/protocol/payloads.js';
+import { decodePayload, encodePayload, payloadFromJson, payloadToJson, type Payload, type PayloadOf } from '../../node/protocol/payloads.js';
 
 const did = (b: number) => didForPublicKey('testnet', keyPairFromSeed(new Uint8Array(32).fill(b)).publicKey);
 const request = {
@@ -71,4 +71,40 @@ t.test('VerificationAnswer: round-trip, and each member checked', async (t) => {
   bad({ claims: [{ ...body.claims[0], extra: 1 }] }, /has no member "extra"/);
   bad({ request_id: '' }, /request_id/);
   bad({ vrf_proof: 'ab' }, /vrf_proof/);
+});
+
+t.test('VerificationAnswerBatch: round-trip; each answer checked as a VerificationAnswer is; 1 to 32 answers, one per request', async (t) => {
+  const answer = (requestId: string) => ({
+    request_id: requestId,
+    presentation_hash: 'cd'.repeat(32),
+    claims: [{ type: 'KYCCredential', satisfied: true, issuer: 'did:ledger:testnet:x', issuanceDate: '2026-01-01T00:00:00Z', expirationDate: '2027-01-01T00:00:00Z', proofType: 'zk-snark' }],
+    signature: 'ef'.repeat(64),
+  });
+  const body = { answers: [answer('req-1'), { ...answer('req-2'), vrf_proof: 'ab'.repeat(80) }] };
+  const p = payloadFromJson({ VerificationAnswerBatch: body });
+  t.same(roundTrip(p), p);
+  t.same(payloadToJson(p), { VerificationAnswerBatch: body });
+  const bad = (b: unknown, re: RegExp) => t.throws(() => payloadFromJson({ VerificationAnswerBatch: b }), { code: 'MALFORMED_PAYLOAD', message: re });
+  bad({ answers: [] }, /answers must hold 1 to 32 answers/);
+  bad({ answers: Array.from({ length: 33 }, (_, i) => answer(`req-${i}`)) }, /answers must hold 1 to 32 answers/);
+  bad({ answers: [answer('req-1'), answer('req-1')] }, /answers request "req-1" twice/);
+  bad({ answers: [answer('req-1'), 'req-2'] }, /answers\[1\] must be an object/);
+  bad({ answers: [answer('req-1'), { ...answer('req-2'), claims: [] }] }, /answers\[1\]\.claims must hold 1 to 32/);
+  bad({ answers: [answer('req-1')], extra: true }, /has no field "extra"/);
+
+  // the binary form refuses the same: a count of 0, a count past the limit, a request twice
+  const binary = (count: number) => {
+    const w = new ByteWriter();
+    encodePayload(w, payloadFromJson({ VerificationAnswerBatch: { answers: [answer('req-1')] } }));
+    const bytes = w.finish();
+    bytes[1] = count;
+    return bytes;
+  };
+  const decodes = (bytes: Uint8Array) => decodePayload(new ByteReader(bytes));
+  t.throws(() => decodes(binary(0)), { message: /holds 1 to 32 answers, got 0/ });
+  t.throws(() => decodes(binary(33)), { message: /holds 1 to 32 answers, got 33/ });
+  const first = (p as PayloadOf<'VerificationAnswerBatch'>).answers[0]!;
+  const twice = new ByteWriter();
+  encodePayload(twice, { kind: 'VerificationAnswerBatch', answers: [first, first] });
+  t.throws(() => decodes(twice.finish()), { message: /twice/ });
 });

@@ -33,8 +33,8 @@ t.test('the request signs the JCS form, as an independent JCS library writes it'
 });
 
 t.test('the transactions: signing bytes, hash, encoding, JSON, signature', async (t) => {
-  const seeds: Record<string, string> = { VerificationRequest: V.requester_seed, VerificationAnswer: V.validator_seed };
-  t.same(V.transactions.map((v: { kind: string }) => v.kind), ['VerificationRequest', 'VerificationAnswer', 'VerificationAnswer']);
+  const seeds: Record<string, string> = { VerificationRequest: V.requester_seed, VerificationAnswer: V.validator_seed, VerificationAnswerBatch: V.validator_seed };
+  t.same(V.transactions.map((v: { kind: string }) => v.kind), ['VerificationRequest', 'VerificationAnswer', 'VerificationAnswer', 'VerificationAnswerBatch']);
   for (const v of V.transactions) {
     const { tx } = transactionFromJson(v.json);
     t.equal(toHex(signingBytes(V.chain_id, tx)), v.signing_bytes, `${v.kind}: signing bytes`);
@@ -61,4 +61,16 @@ t.test('the committee seed and the answer message', async (t) => {
   const validator = keyPairFromSeed(fromHex(V.validator_seed));
   t.ok(verifyAnswer(validator.publicKey, answer.signature, V.chain_id, requestId, presentationHash, claims));
   t.ok(ecvrfVerify(validator.publicKey, seed, answer.vrfProof!), 'past 21 validators, the VRF proof is over the committee seed');
+});
+
+t.test("a batch holds answers exactly as VerificationAnswer holds one, each signed on its own", async (t) => {
+  const batch = transactionFromJson(V.transactions[3].json).tx.payload as PayloadOf<'VerificationAnswerBatch'>;
+  const { kind: _, ...single } = transactionFromJson(V.transactions[1].json).tx.payload as PayloadOf<'VerificationAnswer'>;
+  t.equal(batch.answers.length, 2);
+  t.same(batch.answers[0], single, 'the first is the answer of the second transaction');
+  const encodedSingle = V.transactions[1].encoded.slice(2 * (32 + 8 + 1));
+  t.ok(V.transactions[3].encoded.includes(encodedSingle.slice(0, encodedSingle.length - 128)), "the answer's bytes appear in the batch as they are");
+  const validator = keyPairFromSeed(fromHex(V.validator_seed));
+  for (const a of batch.answers) t.ok(verifyAnswer(validator.publicKey, a.signature, V.chain_id, a.requestId, a.presentationHash, a.claims), `${a.requestId}: its signature verifies`);
+  t.match(batch.answers[1]!.claims, [{ satisfied: false, reason: 'constraint_not_met:minimumAge' }]);
 });

@@ -4,7 +4,7 @@ import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
 import type { EpochValidatorSet } from '../../node/execution/validator-set.js';
 import { createLogger } from '../../node/logging.js';
 import { addressBytesFromPublicKey } from '../../node/protocol/address.js';
-import type { PayloadOf } from '../../node/protocol/payloads.js';
+import type { VerificationAnswerItem } from '../../node/protocol/payloads.js';
 import type { Transaction } from '../../node/protocol/transaction.js';
 import { verifyAnswer } from '../../node/protocol/verification-answer.js';
 import type { VerificationRecord } from '../../node/protocol/verification-records.js';
@@ -23,6 +23,11 @@ const set = (...keys: Array<{ publicKey: Uint8Array }>): EpochValidatorSet =>
 
 const record = (subject: string, requestId: string, o: Partial<VerificationRecord> = {}): VerificationRecord =>
   pendingRecord(subject, requestId, [{ type: 'KYCCredential', constraints: { minimumLevel: 2, minimumAge: 18 }, acceptZKProof: true }], { seed: new Uint8Array(32).fill(requestId.length), ...o });
+
+/** the answers in the transactions sent, batched or alone */
+function answersIn(sent: Transaction[]): VerificationAnswerItem[] {
+  return sent.flatMap((tx) => (tx.payload.kind === 'VerificationAnswerBatch' ? tx.payload.answers : tx.payload.kind === 'VerificationAnswer' ? [tx.payload] : []));
+}
 
 function answerer(records: Map<string, VerificationRecord>, world: World, validators = set(me, other), o: { sightings?: AnswerSightings; standbyDelayMs?: number } = {}) {
   const sent: Transaction[] = [];
@@ -54,8 +59,8 @@ t.test('a selected member checks the presentation and sends a signed answer, non
     a.onPresentation(present(minor, [await bbsEntry(minor, 0, ['kycLevel', 'birthDate'], { requestId: 'req-m' })], 'req-m')),
   ]);
   t.same(outcomes, ['answered', 'answered']);
-  t.same(sent.map((tx) => tx.nonce), [7n, 8n], 'one transaction at a time');
-  const byId = new Map(sent.map((tx) => [(tx.payload as PayloadOf<'VerificationAnswer'>).requestId, tx.payload as PayloadOf<'VerificationAnswer'>]));
+  t.same(sent.map((tx) => tx.nonce), sent.map((_, i) => 7n + BigInt(i)), 'nonces in order');
+  const byId = new Map(answersIn(sent).map((a) => [a.requestId, a]));
   const adultAnswer = byId.get('req-a')!;
   t.match(adultAnswer.claims, [{ type: 'KYCCredential', satisfied: true, proofType: 'zk-snark' }]);
   t.match(byId.get('req-m')!.claims, [{ satisfied: false, reason: 'constraint_not_met:minimumAge' }]);

@@ -58,7 +58,7 @@ export const href = {
 };
 
 /** Payload kinds as the tables name them; a kind without a label shows as it is. */
-const TYPE_LABELS = { VerificationRequest: 'Verification request', VerificationAnswer: 'Verification answer' };
+const TYPE_LABELS = { VerificationRequest: 'Verification request', VerificationAnswer: 'Verification answer', VerificationAnswerBatch: 'Verification answers' };
 
 export function typeLabel(kind) {
   return TYPE_LABELS[kind] ?? kind;

@@ -15,7 +15,8 @@ import { committedChain, type TxSpec } from './committed-chain.js';
  * Verification requests in the explorer's index, from blocks whose receipts carry the events
  * execution writes: a request answered twice and finalized, one finalized in its deadline block
  * (answers there still count), one that expires with no event at its deadline, and a failed
- * request that leaves nothing. Grouped, block by block, or across a restart, the index is the same.
+ * request that leaves nothing; an answer in a batch counts as one alone, and a batch's refused
+ * answer changes nothing. Grouped, block by block, or across a restart, the index is the same.
  */
 
 const CHAIN = 'verification-index-test';
@@ -55,6 +56,17 @@ function answer(id: string, answers: number, finalized?: boolean): Spec {
   return { from: validator, payload, events };
 }
 
+/** one validator's answers in one VerificationAnswerBatch, with `refused` answers that execution refused (an event each, nothing else) */
+function batch(answers: Spec[], refused: string[]): Spec {
+  const items = answers.map((a) => {
+    const { kind: _, ...item } = a.payload as Extract<Payload, { kind: 'VerificationAnswer' }>;
+    return item;
+  });
+  const more = refused.map((id) => ({ ...items[0]!, requestId: id }));
+  const events: ReceiptEvent[] = [...answers.flatMap((a) => a.events ?? []), ...refused.map((id) => ({ type: 'VerificationAnswerRefused' as const, request_id: id, validator: VALIDATOR, reason: `verification request ${id} is already final` }))];
+  return { from: validator, payload: { kind: 'VerificationAnswerBatch', answers: [...items, ...more] }, events };
+}
+
 /** Blocks from seq 0, height = seq, with these transactions and receipts (the events are what execution would write). */
 function chain(blocks: Spec[][]): CommittedBlock[] {
   return committedChain(CHAIN, blocks, { proposer: addressBytesFromPublicKey(validator!.publicKey), height: (seq) => seq, timestampMs: (seq) => 2_000_000 + seq * 1_000, nonce: (seq, i) => BigInt(seq * 10 + i) });
@@ -68,7 +80,7 @@ const BLOCKS = chain([
   [],
   [request('req-c', 6), request('req-d', 9, 'failed: insufficient balance for the verification fee 100000')],
   [],
-  [answer('req-b', 1)],
+  [batch([answer('req-b', 1)], ['req-c'])],
   [answer('req-b', 2, false)],
   [],
 ]);
