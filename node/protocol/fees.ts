@@ -22,7 +22,7 @@ export const FEES: Readonly<Record<string, bigint>> = {
   // A request also carries its own `fee` (at least 0.001), held for the committee that answers it.
   VerificationRequest: UNIT / 10_000n, // 0.0001
   VerificationAnswer: UNIT / 100_000n, // 0.00001: as an attestation, paid back from the request's fee
-  VerificationAnswerBatch: UNIT / 100_000n, // the same for any number of answers: batching is what a validator should do
+  VerificationAnswerBatch: UNIT / 100_000n, // one answer's fee, however many answers the batch holds
 };
 
 export function feeFor(kind: string): bigint {

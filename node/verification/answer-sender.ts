@@ -54,7 +54,8 @@ export class AnswerSender {
     const wait = Math.max(0, this.lastSentMs + (this.d.windowMs ?? ANSWER_WINDOW_MS) - performance.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.flushing = this.flushing.then(() => this.flush());
+      // flush() settles or fails every answer it takes; the catch keeps the chain going
+      this.flushing = this.flushing.then(() => this.flush()).catch(() => undefined);
     }, wait);
   }
 
@@ -64,8 +65,12 @@ export class AnswerSender {
     this.lastSentMs = performance.now();
     const open: Waiting[] = [];
     for (const w of taken) {
-      if (await this.d.stillOpen(w.answer.requestId)) open.push(w);
-      else w.settle(false);
+      try {
+        if (await this.d.stillOpen(w.answer.requestId)) open.push(w);
+        else w.settle(false);
+      } catch (err) {
+        w.fail(err);
+      }
     }
     for (const group of packAnswers(open, (ws) => fitsOneTransaction(this.d.publicKey, ws.map((w) => w.answer)))) {
       try {

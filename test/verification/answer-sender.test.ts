@@ -17,7 +17,7 @@ function answer(requestId: string, issuer = 'did:ledger:testnet:issuer'): Verifi
   };
 }
 
-function sender(o: { windowMs: number; closed?: Set<string>; refuse?: boolean }) {
+function sender(o: { windowMs: number; closed?: Set<string>; refuse?: boolean; stillOpen?: (id: string) => Promise<boolean> }) {
   const sent: Array<{ tx: Transaction; atMs: number }> = [];
   let nonce = 3n;
   const s = new AnswerSender({
@@ -29,7 +29,7 @@ function sender(o: { windowMs: number; closed?: Set<string>; refuse?: boolean })
       if (o.refuse) throw new Error('mempool full');
       sent.push({ tx, atMs: performance.now() });
     },
-    stillOpen: async (id) => !o.closed?.has(id),
+    stillOpen: o.stillOpen ?? (async (id) => !o.closed?.has(id)),
     windowMs: o.windowMs,
   });
   return { s, sent };
@@ -83,9 +83,20 @@ t.test('a batch stays within the transaction size limit and the answer count: mo
   }
 });
 
-t.test('a transaction the mempool refuses fails the answers in it', async (t) => {
+t.test('a transaction the mempool refuses fails the answers in it; a failed lookup fails its answer; later answers still go', async (t) => {
   const { s } = sender({ windowMs: 10, refuse: true });
   await t.rejects(s.send(answer('r-1')), /mempool full/);
+
+  const { s: lookups, sent } = sender({
+    windowMs: 10,
+    stillOpen: async (id) => {
+      if (id === 'r-broken') throw new Error('store closed');
+      return true;
+    },
+  });
+  await t.rejects(lookups.send(answer('r-broken')), /store closed/);
+  t.equal(await lookups.send(answer('r-2')), true);
+  t.same(sent.map((x) => requestIds(x.tx)), [['r-2']]);
 });
 
 t.test('packAnswers: in order, a new group where the next item would not fit', async (t) => {
