@@ -189,6 +189,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
       pool: verifier,
       key,
       metrics,
+      timing: { standbyDelayMs: config.verification.standbyDelayMs, answerWindowMs: config.verification.answerWindowMs },
       log: log.child({ module: 'verification' }),
     });
     verification.backlog = () => presentations.backlog();
@@ -218,6 +219,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
         evidence: () => engine.evidence(),
         consensus: () => engine.status(),
         presentations,
+        verificationBacklogBusy: config.verification.backlogBusy,
       }),
       maxBatch: config.rpc.maxBatch,
       maxBodyBytes: config.rpc.maxBodyBytes,

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { DEFAULT_DATA_DIR } from './datadir.js';
 import { MAX_REQUEST_COST } from '../rpc/verification/cost.js';
 import { defaultVerifyThreads } from '../rpc/verification/pool.js';
+import { ANSWER_WINDOW_MS, BACKLOG_BUSY, STANDBY_DELAY_MS } from '../verification/defaults.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -49,6 +50,8 @@ export interface NodeConfig {
   consensus: { idleBlockIntervalMs: number; minBlockIntervalMs: number; fullBlockTransactions: number; roundTimeoutMs: number; maxBlockTransactions: number };
   /** `auto`: this validator attests credential requests its VRF selects it for (node/attestation/) */
   attestation: { auto: boolean };
+  /** this validator's side of verification requests (docs/protocol.md, "Who answers, and when"; docs/rpc.md, "Busy") */
+  verification: { standbyDelayMs: number; answerWindowMs: number; backlogBusy: number };
   plugins: Record<PluginName, PluginConfig>;
   /** ledger_credentialsBySubject; only the env var LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION=1 turns it on */
   rpcAllowSubjectEnumeration: boolean;
@@ -79,6 +82,7 @@ export function defaultConfig(): NodeConfig {
     mempool: { maxTransactions: 50_000, maxBytes: 64 * MiB, maxPerSender: 1000, verifyThreads: 0 },
     consensus: { idleBlockIntervalMs: 1000, minBlockIntervalMs: 25, fullBlockTransactions: 1000, roundTimeoutMs: 2000, maxBlockTransactions: 5000 },
     attestation: { auto: true },
+    verification: { standbyDelayMs: STANDBY_DELAY_MS, answerWindowMs: ANSWER_WINDOW_MS, backlogBusy: BACKLOG_BUSY },
     plugins: { explorer: plugin('explorer'), relay: plugin('relay'), kyc: plugin('kyc'), wallet: plugin('wallet') },
     rpcAllowSubjectEnumeration: false,
   };
@@ -149,6 +153,9 @@ export const RULES: Readonly<Record<string, Rule>> = {
   'consensus.roundTimeoutMs': intRule(100, 3_600_000, 'an integer number of milliseconds from 100 to 3600000'),
   'consensus.maxBlockTransactions': intRule(1, 100_000, 'an integer from 1 to 100000'),
   'attestation.auto': BOOL,
+  'verification.standbyDelayMs': intRule(0, 600_000, 'an integer number of milliseconds from 0 (every member answers at once) to 600000'),
+  'verification.answerWindowMs': intRule(0, 10_000, 'an integer number of milliseconds from 0 to 10000'),
+  'verification.backlogBusy': intRule(1, 100_000, 'an integer number of checks from 1 to 100000'),
   ...Object.fromEntries(
     PLUGIN_NAMES.flatMap((p) => [
       [`plugins.${p}.enabled`, BOOL],

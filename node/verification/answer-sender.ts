@@ -1,6 +1,7 @@
 import { encodeTransaction, MAX_TX_BYTES, signTransaction, type Transaction } from '../protocol/transaction.js';
 import { MAX_BATCH_ANSWERS } from '../protocol/payload-codecs/verification.js';
 import type { Payload, VerificationAnswerItem } from '../protocol/payloads.js';
+import { ANSWER_WINDOW_MS } from './defaults.js';
 
 /**
  * A validator's answers go out together: every transaction costs each validator a signature
@@ -10,9 +11,6 @@ import type { Payload, VerificationAnswerItem } from '../protocol/payloads.js';
  * so a quiet chain waits for nothing, and a busy one sends a few large transactions instead of many
  * small ones.
  */
-
-/** the shortest time between two answer transactions of one validator */
-export const ANSWER_WINDOW_MS = 100;
 
 export interface AnswerSenderDeps {
   chainId: string;

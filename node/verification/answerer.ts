@@ -10,6 +10,7 @@ import { checkPresentation, type CheckArgs } from './check.js';
 import { AnswerSender } from './answer-sender.js';
 import type { AnswerSightings } from './answer-sightings.js';
 import type { Presentation } from './presentation.js';
+import { STANDBY_DELAY_MS } from './defaults.js';
 import { committeeSeat } from './seat.js';
 
 /**
@@ -36,19 +37,14 @@ export interface AnswererDeps {
   submit(tx: Transaction): Promise<void>;
   /** answers seen in the mempool, read by a standby member before its turn */
   sightings?: AnswerSightings;
-  /** how long a standby member waits for the first members' answers; default STANDBY_DELAY_MS */
+  /** how long a standby member waits for the first members' answers; default STANDBY_DELAY_MS (defaults.ts) */
   standbyDelayMs?: number;
-  /** the shortest time between two answer transactions; default ANSWER_WINDOW_MS (answer-sender.ts) */
+  /** the shortest time between two answer transactions; default ANSWER_WINDOW_MS (defaults.ts) */
   answerWindowMs?: number;
   log: Logger;
   count?: (outcome: AnswerOutcome) => void;
 }
 
-/**
- * A standby member's wait: long enough for the first members' answers to commit on a healthy
- * network (about 0.3 s at low load), short enough that one member down costs a response little.
- */
-export const STANDBY_DELAY_MS = 1500;
 /** with enough answers in flight, a standby member waits this many more delays before it answers anyway */
 const STANDBY_PATIENCE = 2;
 
@@ -58,16 +54,9 @@ class RequestClosed extends Error {}
 /**
  * At most this many presentations are held at once (standing by, or checked); past it one is
  * dropped, and the subject can present again. The RPC refuses new work long before
- * (BACKLOG_BUSY), so this bound is for peers that send past it.
+ * (BACKLOG_BUSY, defaults.ts), so this bound is for peers that send past it.
  */
 const MAX_IN_FLIGHT = 1024;
-
-/**
- * Past this many checks waiting or running, the node's RPC answers new verification requests and
- * presentations busy (reason `verification_backlog`): a check waits behind those before it, and
- * at about 8 ms of a core each on a shared machine, 32 is about a second.
- */
-export const BACKLOG_BUSY = 32;
 
 export class Answerer {
   private inFlight = 0;

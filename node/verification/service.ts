@@ -31,6 +31,8 @@ export function startVerificationService(o: {
   /** the validator's key; undefined on a node that only follows */
   key?: { seed: Uint8Array; publicKey: Uint8Array };
   metrics: Pick<NodeMetrics, 'verificationAnswers' | 'presentations'>;
+  /** config `verification`: a standby member's delay and the answer window (defaults in answerer.ts and answer-sender.ts) */
+  timing?: { standbyDelayMs: number; answerWindowMs: number };
   log: Logger;
 }): PresentationIntake {
   const { store, mempool } = o;
@@ -75,6 +77,7 @@ export function startVerificationService(o: {
       nextNonce: async (address) => mempool.pendingNonce(address, (await store.accounts.get(address)).nonce),
       submit: async (tx) => void (await mempool.admit(tx)),
       sightings,
+      ...(o.timing ?? {}),
       log: o.log,
       count: (result) => o.metrics.verificationAnswers.inc({ result }),
     });

@@ -40,6 +40,7 @@ t.test('defaults match the architecture table', async (t) => {
   t.equal(c.log.level, 'info');
   t.same(c.mempool, { maxTransactions: 50_000, maxBytes: 64 * 1024 * 1024, maxPerSender: 1000, verifyThreads: 0 });
   t.same(c.consensus, { idleBlockIntervalMs: 1000, minBlockIntervalMs: 25, fullBlockTransactions: 1000, roundTimeoutMs: 2000, maxBlockTransactions: 5000 });
+  t.same(c.verification, { standbyDelayMs: 1500, answerWindowMs: 100, backlogBusy: 32 });
   t.equal(c.rpcAllowSubjectEnumeration, false);
 });
 
@@ -119,6 +120,8 @@ t.test('file validation names the key', async (t) => {
   badConfig(t, r({ p2p: { bootstrap: ['1.2.3.4:30333'] } }), 'p2p.bootstrap', /multiaddr/);
   badConfig(t, r({ plugins: { explorer: { enabled: 'yes' } } }), 'plugins.explorer.enabled', /boolean/);
   badConfig(t, r({ dataDir: '' }), 'dataDir', /non-empty path/);
+  badConfig(t, r({ verification: { backlogBusy: 0 } }), 'verification.backlogBusy', /from 1 to 100000/);
+  badConfig(t, r({ verification: { standbyDelayMs: 600_001 } }), 'verification.standbyDelayMs', /from 0 \(every member answers at once\) to 600000/);
   t.throws(r([1, 2]), /must hold a JSON object/);
 });
 

@@ -22,4 +22,6 @@ export interface RpcContext {
   consensus?: () => ConsensusStatus;
   /** hands a subject's checked presentation to the committee (node/verification/intake.ts); undefined without a network */
   presentations?: { submit(p: Presentation): { peers: number; answeringHere: boolean }; backlog(): number };
+  /** from this many checks waiting, new verification work is answered busy; default BACKLOG_BUSY (config `verification.backlogBusy`) */
+  verificationBacklogBusy?: number;
 }

@@ -7,7 +7,7 @@ import { unsignedRequest } from '../../protocol/payload-codecs/verification.js';
 import { responseFromRecord } from '../../protocol/verification-response.js';
 import { MIN_VERIFICATION_FEE, parseVerificationRequest, verifyVerificationRequest } from '../../protocol/verification.js';
 import type { DidRecord } from '../../protocol/records.js';
-import { BACKLOG_BUSY } from '../../verification/answerer.js';
+import { BACKLOG_BUSY } from '../../verification/defaults.js';
 import { precheckPresentation } from '../../verification/precheck.js';
 import { parsePresentation, presentationHash } from '../../verification/presentation.js';
 import { did, jsonObject, oneOf, optionalParam, param, string } from '../params.js';
@@ -38,11 +38,9 @@ export function verificationMethods(ctx: RpcContext): RpcMethod[] {
   /** New verification work waits while this validator's committee checks are backlogged: the caller retries, nothing is dropped. */
   const refuseWhenBacklogged = (): void => {
     const backlog = ctx.presentations?.backlog() ?? 0;
-    if (backlog < BACKLOG_BUSY) return;
-    throw new LedgerError('VERIFICATION_BACKLOG', `busy: this validator has ${backlog} presentation checks waiting or running; it takes new verification work below ${BACKLOG_BUSY}`, 'limit', {
-      backlog,
-      limit: BACKLOG_BUSY,
-    });
+    const limit = ctx.verificationBacklogBusy ?? BACKLOG_BUSY;
+    if (backlog < limit) return;
+    throw new LedgerError('VERIFICATION_BACKLOG', `busy: this validator has ${backlog} presentation checks waiting or running; it takes new verification work below ${limit}`, 'limit', { backlog, limit });
   };
 
   return [

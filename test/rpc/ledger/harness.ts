@@ -29,7 +29,7 @@ export const UNBONDER = new Uint8Array(ADDRESS_LENGTH).fill(0x55);
 export type Call = (method: string, params?: unknown) => Promise<JSONRPCResponse>;
 
 /** A store with genesis only, or with two blocks (a DID and an unbonding validator in block 2). */
-export async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumeration?: boolean; genesis?: boolean; evidence?: Evidence[]; mempool?: Partial<MempoolOptions>; presentations?: RpcContext['presentations'] } = {}) {
+export async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumeration?: boolean; genesis?: boolean; evidence?: Evidence[]; mempool?: Partial<MempoolOptions>; presentations?: RpcContext['presentations']; verificationBacklogBusy?: number } = {}) {
   const db = await openDatabase('memory');
   t.teardown(() => db.close());
   const store = await ChainStore.open(db, { chainId: CHAIN });
@@ -86,6 +86,7 @@ export async function setup(t: Test, o: { blocks?: boolean; allowSubjectEnumerat
     // on the calling thread: these tests check answers, not where the work runs (test/rpc/verification/)
     verifier: createVerifyPool({ threads: 0, maxQueuedCost: 100_000 }),
     ...(o.presentations ? { presentations: o.presentations } : {}),
+    ...(o.verificationBacklogBusy === undefined ? {} : { verificationBacklogBusy: o.verificationBacklogBusy }),
   };
   const server = createRpcServer({ methods: createMethods(ctx), maxEventLoopLagMs: 0 });
   let id = 0;

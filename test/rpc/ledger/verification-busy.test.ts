@@ -1,5 +1,5 @@
 import t from 'tap';
-import { BACKLOG_BUSY } from '../../../node/verification/answerer.js';
+import { BACKLOG_BUSY } from '../../../node/verification/defaults.js';
 import { setup } from './harness.js';
 
 /** Verification work is answered busy, never dropped, while this validator's committee checks are backlogged. */
@@ -16,4 +16,10 @@ t.test('past the backlog bound, new requests and presentations are busy with a r
     const judged = await call(method, [{}]);
     t.equal(judged.error?.code, -32602, `${method}: the empty object is refused for what it is`);
   }
+});
+
+t.test('the bound is the operator\'s (config verification.backlogBusy)', async (t) => {
+  const { call } = await setup(t, { presentations: { submit: () => ({ peers: 0, answeringHere: true }), backlog: () => 5 }, verificationBacklogBusy: 5 });
+  const busy = await call('ledger_submitPresentation', [{}]);
+  t.match(busy.error, { code: -32010, data: { code: 'VERIFICATION_BACKLOG', backlog: 5, limit: 5 } });
 });
