@@ -27,6 +27,8 @@ export interface NodeMetrics {
   attestations: Counter<'result'>;
   /** this validator's answers to verification requests, by outcome: answered, refused, skipped, failed */
   verificationAnswers: Counter<'result'>;
+  /** the transactions those answers left in (verification/answer-sender.ts) */
+  verificationAnswerTransactions: Counter;
   /** presentations this node took in, by source: rpc, peer, duplicate, refused */
   presentations: Counter<'source'>;
   /** JSON-RPC busy answers (-32010), by reason (rpc/errors.ts BUSY_REASONS) */
@@ -133,6 +135,11 @@ export function createMetrics(deps: {
       name: 'ledger_verification_answers_total',
       help: 'presentations this validator handled: answered on chain, refused (not the subject\'s, over-disclosing), skipped (not selected, already answered, request closed) or failed',
       labelNames: ['result'],
+      registers: [registry],
+    }),
+    verificationAnswerTransactions: new Counter({
+      name: 'ledger_verification_answer_transactions_total',
+      help: 'transactions this validator\'s answers left in: ledger_verification_answers_total{result="answered"} divided by this is the mean batch',
       registers: [registry],
     }),
     presentations: new Counter({

@@ -21,6 +21,8 @@ export interface AnswerSenderDeps {
   /** whether the request still takes answers: one that closed while its answer waited is left out */
   stillOpen(requestId: string): Promise<boolean>;
   windowMs?: number;
+  /** called for each transaction submitted, with the number of answers in it */
+  sent?: (answers: number) => void;
 }
 
 interface Waiting {
@@ -78,6 +80,7 @@ export class AnswerSender {
         for (const w of group) w.fail(err);
         continue;
       }
+      this.d.sent?.(group.length);
       for (const w of group) w.settle(true);
     }
   }

@@ -43,6 +43,8 @@ export interface AnswererDeps {
   answerWindowMs?: number;
   log: Logger;
   count?: (outcome: AnswerOutcome) => void;
+  /** each answer transaction sent, with the number of answers in it */
+  countTransaction?: (answers: number) => void;
 }
 
 /** with enough answers in flight, a standby member waits this many more delays before it answers anyway */
@@ -74,6 +76,7 @@ export class Answerer {
       submit: d.submit,
       stillOpen: (requestId) => this.stillOpen(requestId),
       ...(d.answerWindowMs === undefined ? {} : { windowMs: d.answerWindowMs }),
+      ...(d.countTransaction ? { sent: d.countTransaction } : {}),
     });
   }
 

@@ -30,7 +30,7 @@ export function startVerificationService(o: {
   pool: VerifyPool;
   /** the validator's key; undefined on a node that only follows */
   key?: { seed: Uint8Array; publicKey: Uint8Array };
-  metrics: Pick<NodeMetrics, 'verificationAnswers' | 'presentations'>;
+  metrics: Pick<NodeMetrics, 'verificationAnswers' | 'verificationAnswerTransactions' | 'presentations'>;
   /** config `verification`: a standby member's delay and the answer window (defaults in answerer.ts and answer-sender.ts) */
   timing?: { standbyDelayMs: number; answerWindowMs: number };
   log: Logger;
@@ -80,6 +80,7 @@ export function startVerificationService(o: {
       ...(o.timing ?? {}),
       log: o.log,
       count: (result) => o.metrics.verificationAnswers.inc({ result }),
+      countTransaction: () => o.metrics.verificationAnswerTransactions.inc(),
     });
   return new PresentationIntake({
     network: o.network,

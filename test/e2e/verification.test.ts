@@ -192,7 +192,9 @@ t.test('the verification flow on a 4-validator devnet', async (t) => {
       const texts = await Promise.all(c.nodes.map(async (n) => (await fetch(`${n.rpcUrl}/metrics`)).text()));
       return texts.map((text) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]));
     };
-    t.ok((await metric('ledger_bbs_batched_proofs_total')).reduce((a, b) => a + b, 0) >= 3, 'the committee checked the BBS proof in the verification pools');
+    const sum = (values: number[]) => values.reduce((x, y) => x + y, 0);
+    t.ok(sum(await metric('ledger_bbs_batched_proofs_total')) >= 3, 'the committee checked the BBS proof in the verification pools');
+    t.ok(sum(await metric('ledger_verification_answer_transactions_total')) >= res.validatorSignatures.length, 'the answers left in transactions, counted');
     // a standby member whose turn came before the response was final (a loaded machine) may still be checking
     await c.waitFor(async () => (await metric('ledger_verification_checks_pending')).every((v) => v === 0), 30_000, 'no check left waiting');
     t.pass('no check left waiting once the response is final');

@@ -19,6 +19,7 @@ function answer(requestId: string, issuer = 'did:ledger:testnet:issuer'): Verifi
 
 function sender(o: { windowMs: number; closed?: Set<string>; refuse?: boolean; stillOpen?: (id: string) => Promise<boolean> }) {
   const sent: Array<{ tx: Transaction; atMs: number }> = [];
+  const counted: number[] = [];
   let nonce = 3n;
   const s = new AnswerSender({
     chainId: CHAIN_ID,
@@ -31,14 +32,15 @@ function sender(o: { windowMs: number; closed?: Set<string>; refuse?: boolean; s
     },
     stillOpen: o.stillOpen ?? (async (id) => !o.closed?.has(id)),
     windowMs: o.windowMs,
+    sent: (n) => counted.push(n),
   });
-  return { s, sent };
+  return { s, sent, counted };
 }
 
 const requestIds = (tx: Transaction) => (tx.payload.kind === 'VerificationAnswerBatch' ? tx.payload.answers.map((a) => a.requestId) : tx.payload.kind === 'VerificationAnswer' ? [tx.payload.requestId] : []);
 
 t.test('the first answer leaves at once and alone; answers ready within the window leave together, one transaction', async (t) => {
-  const { s, sent } = sender({ windowMs: 150 });
+  const { s, sent, counted } = sender({ windowMs: 150 });
   const start = performance.now();
   const first = s.send(answer('r-1'));
   t.equal(await first, true);
@@ -51,6 +53,7 @@ t.test('the first answer leaves at once and alone; answers ready within the wind
   t.same(requestIds(sent[1]!.tx), ['r-2', 'r-3', 'r-4'], 'in the order they were ready');
   t.ok(sent[1]!.atMs - sent[0]!.atMs >= 140, 'the second transaction waited for the window');
   t.same(sent.map((x) => x.tx.nonce), [3n, 4n], 'nonces in order');
+  t.same(counted, [1, 3], 'each transaction counted with its answers');
   for (const { tx } of sent) {
     t.ok(verifyTransactionSignature(CHAIN_ID, tx));
     t.same(decodeTransaction(encodeTransaction(tx)), tx, 'round-trips its encoding');
