@@ -72,7 +72,7 @@ export function createMetrics(deps: {
   gauge('ledger_rpc_verify_queued_cost', 'work units of verification waiting or running in the worker pool (bounded by rpc.verifyMaxQueuedCost)', () => deps.verifier?.stats().queuedCost ?? 0);
   counter('ledger_bbs_batches_total', 'BBS proof batches sent to the worker pool, each sharing one pairing check', () => deps.verifier?.bbsBatches().batches ?? 0);
   counter('ledger_bbs_batched_proofs_total', 'BBS proofs in those batches: divided by ledger_bbs_batches_total, the mean batch', () => deps.verifier?.bbsBatches().proofs ?? 0);
-  gauge('ledger_verification_checks_pending', 'presentation checks of this validator\'s committee seats waiting or running; from 32, new verification work is answered busy', () => deps.verification?.backlog() ?? 0);
+  gauge('ledger_verification_checks_pending', 'presentation checks of this validator\'s committee seats waiting or running; from verification.backlogBusy (32), new verification work is answered busy', () => deps.verification?.backlog() ?? 0);
   gauge('ledger_consensus_validators', 'validators in the current set', () => deps.engine.validators.size);
   gauge('ledger_consensus_epoch', 'current epoch (the validator set changes at each)', () => engine().epoch);
   gauge('ledger_consensus_halted', '1 when this node stopped signing because its state disagrees with a quorum-certified block', () => (engine().halted ? 1 : 0));

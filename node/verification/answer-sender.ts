@@ -91,6 +91,12 @@ export function answerPayload(answers: VerificationAnswerItem[]): Payload {
   return answers.length === 1 ? { kind: 'VerificationAnswer', ...answers[0]! } : { kind: 'VerificationAnswerBatch', answers };
 }
 
+/** The answers a payload carries, alone or in a batch; none for any other kind. */
+export function answersIn(p: Payload): VerificationAnswerItem[] {
+  if (p.kind === 'VerificationAnswer') return [p];
+  return p.kind === 'VerificationAnswerBatch' ? p.answers : [];
+}
+
 const NO_SIGNATURE = new Uint8Array(64);
 
 function fitsOneTransaction(senderPubkey: Uint8Array, answers: VerificationAnswerItem[]): boolean {

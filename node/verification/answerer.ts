@@ -17,8 +17,9 @@ import { committeeSeat } from './seat.js';
  * A validator's side of a verification request: for each presentation that reaches it, it takes
  * its seat on the request's committee (seat.ts) and, first or as a standby still needed, checks
  * the presentation (the proofs in the worker pool) and answers with its claim results, in one
- * transaction with the other answers it has ready (answer-sender.ts). Presentations live in memory only: personal data is never written to disk, and a
- * subject whose validators restarted presents again.
+ * transaction with the other answers it has ready (answer-sender.ts). Presentations live in
+ * memory only: personal data is never written to disk, and a subject whose validators restarted
+ * presents again.
  */
 
 /** `not_needed`: a standby member whose turn never came, because the others answered */

@@ -9,6 +9,7 @@ import { parseDid } from '../protocol/did.js';
 import type { VerifyPool } from '../rpc/verification/pool.js';
 import { bbsVerifyCost } from '../rpc/verification/cost.js';
 import type { ChainStore } from '../state/chain-store.js';
+import { answersIn } from './answer-sender.js';
 import { AnswerSightings } from './answer-sightings.js';
 import { Answerer } from './answerer.js';
 import { didStateOf, type ChainView } from './check.js';
@@ -31,7 +32,7 @@ export function startVerificationService(o: {
   /** the validator's key; undefined on a node that only follows */
   key?: { seed: Uint8Array; publicKey: Uint8Array };
   metrics: Pick<NodeMetrics, 'verificationAnswers' | 'verificationAnswerTransactions' | 'presentations'>;
-  /** config `verification`: a standby member's delay and the answer window (defaults in answerer.ts and answer-sender.ts) */
+  /** config `verification`: a standby member's delay and the answer window (defaults in defaults.ts) */
   timing?: { standbyDelayMs: number; answerWindowMs: number };
   log: Logger;
 }): PresentationIntake {
@@ -55,9 +56,7 @@ export function startVerificationService(o: {
   const sightings = new AnswerSightings();
   if (o.key) {
     mempool.onAdmitted(({ tx }) => {
-      const p = tx.payload;
-      if (p.kind === 'VerificationAnswer') sightings.record(p.requestId, tx.senderPubkey);
-      if (p.kind === 'VerificationAnswerBatch') for (const a of p.answers) sightings.record(a.requestId, tx.senderPubkey);
+      for (const a of answersIn(tx.payload)) sightings.record(a.requestId, tx.senderPubkey);
     });
   }
   const answerer =

@@ -3,7 +3,7 @@ import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
 import { MAX_BATCH_ANSWERS } from '../../node/protocol/payload-codecs/verification.js';
 import type { VerificationAnswerItem } from '../../node/protocol/payloads.js';
 import { decodeTransaction, encodeTransaction, MAX_TX_BYTES, verifyTransactionSignature, type Transaction } from '../../node/protocol/transaction.js';
-import { AnswerSender, packAnswers } from '../../node/verification/answer-sender.js';
+import { AnswerSender, answersIn, packAnswers } from '../../node/verification/answer-sender.js';
 
 const CHAIN_ID = 'ledger-test-1';
 const me = keyPairFromSeed(new Uint8Array(32).fill(41));
@@ -37,7 +37,7 @@ function sender(o: { windowMs: number; closed?: Set<string>; refuse?: boolean; s
   return { s, sent, counted };
 }
 
-const requestIds = (tx: Transaction) => (tx.payload.kind === 'VerificationAnswerBatch' ? tx.payload.answers.map((a) => a.requestId) : tx.payload.kind === 'VerificationAnswer' ? [tx.payload.requestId] : []);
+const requestIds = (tx: Transaction) => answersIn(tx.payload).map((a) => a.requestId);
 
 t.test('the first answer leaves at once and alone; answers ready within the window leave together, one transaction', async (t) => {
   const { s, sent, counted } = sender({ windowMs: 150 });

@@ -4,11 +4,11 @@ import { keyPairFromSeed } from '../../node/crypto/ed25519.js';
 import type { EpochValidatorSet } from '../../node/execution/validator-set.js';
 import { createLogger } from '../../node/logging.js';
 import { addressBytesFromPublicKey } from '../../node/protocol/address.js';
-import type { VerificationAnswerItem } from '../../node/protocol/payloads.js';
 import type { Transaction } from '../../node/protocol/transaction.js';
 import { verifyAnswer } from '../../node/protocol/verification-answer.js';
 import type { VerificationRecord } from '../../node/protocol/verification-records.js';
 import { AnswerSightings } from '../../node/verification/answer-sightings.js';
+import { answersIn } from '../../node/verification/answer-sender.js';
 import { Answerer } from '../../node/verification/answerer.js';
 import { answerRank, committeeSeat } from '../../node/verification/seat.js';
 import { bbsEntry, CHAIN_ID, makeHolder, pendingRecord, present, World } from './harness.js';
@@ -23,11 +23,6 @@ const set = (...keys: Array<{ publicKey: Uint8Array }>): EpochValidatorSet =>
 
 const record = (subject: string, requestId: string, o: Partial<VerificationRecord> = {}): VerificationRecord =>
   pendingRecord(subject, requestId, [{ type: 'KYCCredential', constraints: { minimumLevel: 2, minimumAge: 18 }, acceptZKProof: true }], { seed: new Uint8Array(32).fill(requestId.length), ...o });
-
-/** the answers in the transactions sent, batched or alone */
-function answersIn(sent: Transaction[]): VerificationAnswerItem[] {
-  return sent.flatMap((tx) => (tx.payload.kind === 'VerificationAnswerBatch' ? tx.payload.answers : tx.payload.kind === 'VerificationAnswer' ? [tx.payload] : []));
-}
 
 function answerer(records: Map<string, VerificationRecord>, world: World, validators = set(me, other), o: { sightings?: AnswerSightings; standbyDelayMs?: number } = {}) {
   const sent: Transaction[] = [];
@@ -60,7 +55,7 @@ t.test('a selected member checks the presentation and sends a signed answer, non
   ]);
   t.same(outcomes, ['answered', 'answered']);
   t.same(sent.map((tx) => tx.nonce), sent.map((_, i) => 7n + BigInt(i)), 'nonces in order');
-  const byId = new Map(answersIn(sent).map((a) => [a.requestId, a]));
+  const byId = new Map(sent.flatMap((tx) => answersIn(tx.payload)).map((a) => [a.requestId, a]));
   const adultAnswer = byId.get('req-a')!;
   t.match(adultAnswer.claims, [{ type: 'KYCCredential', satisfied: true, proofType: 'zk-snark' }]);
   t.match(byId.get('req-m')!.claims, [{ satisfied: false, reason: 'constraint_not_met:minimumAge' }]);
