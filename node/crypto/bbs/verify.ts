@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import * as blst from '@chainsafe/blst';
 import type * as Mcl from 'mcl-wasm';
+import { FixedBase, sumCompressed } from './fixed-base.js';
 import { GENERATOR_COUNT } from './generators.js';
 import { BP2_BYTES, calculateDomain, challenge, decodeScalar, generatorsBytes, messagesToScalars, mod, P1_BYTES, POINT_BYTES, SCALAR_BYTES, scalarBytes } from './suite.js';
 
@@ -13,11 +14,13 @@ import { BP2_BYTES, calculateDomain, challenge, decodeScalar, generatorsBytes, m
  *
  * Same steps and checks as the draft, rearranged only where the group law makes it exact:
  *   T1 = Bbar*c + Abar*e^ + D*r1^                                      (one 3-point MSM)
- *   T2 = P1*c + Q_1*(domain*c) + sum H_i*(msg_i*c) + D*r3^ + sum H_j*m^_j  (one MSM; the draft's
- *        Bv*c expanded)
+ *   T2 = P1*c + Q_1*(domain*c) + sum H_i*(msg_i*c) + D*r3^ + sum H_j*m^_j  (the draft's Bv*c
+ *        expanded: every point but D is fixed)
  *   h(Abar, W) * h(Bbar, -BP2) == 1                                   (two Miller loops, one final exponentiation)
- * The generators come from the shipped table (suite.ts), decoded once per thread; public keys
- * are decoded and their Miller-loop lines computed once, and kept (a few issuers sign every
+ * T2's fixed points are multiplied by comb tables that native blst sums (fixed-base.ts), for P1
+ * and the first generators; D*r3^, and the generators of very large credentials, by mcl. The
+ * generators come from the shipped table (suite.ts), their tables built once per thread; public
+ * keys are decoded and their Miller-loop lines computed once, and kept (a few issuers sign every
  * credential).
  */
 
@@ -25,14 +28,18 @@ type McL = typeof Mcl;
 
 interface Ctx {
   mcl: McL;
-  P1: Mcl.G1;
   negBP2: Mcl.PrecomputedG2;
+  /** comb tables: [0] for P1, [i + 1] for generator i (Q_1 is generator 0), built on first use */
+  fixed: FixedBase[];
+  /** generators past the tables, decoded for mcl on first use */
   generators: Mcl.G1[];
   /** decoded public keys with their Miller-loop precomputation (null: not a valid key), oldest first */
   keys: Map<string, Mcl.PrecomputedG2 | null>;
 }
 
 const MAX_CACHED_KEYS = 256;
+/** P1, Q_1 and H_1 … H_30 get comb tables (about 7 MB for all); a larger credential's further generators go through mcl */
+const FIXED_TABLES = 32;
 /** points per mulVec call at most: mcl-wasm stages its operands on its WebAssembly stack, where the largest sum here (1,027 points) is known to fit */
 const MSM_CHUNK = 2048;
 
@@ -55,9 +62,8 @@ function load(): Promise<Ctx> {
     mcl.setETHserialization(true);
     mcl.verifyOrderG1(false);
     mcl.verifyOrderG2(true);
-    const P1 = decodeG1(mcl, P1_BYTES)!;
     const BP2 = decode(mcl.G2, BP2_BYTES)!;
-    loaded = { mcl, P1, negBP2: new mcl.PrecomputedG2(mcl.neg(BP2)), generators: [], keys: new Map() };
+    loaded = { mcl, negBP2: new mcl.PrecomputedG2(mcl.neg(BP2)), fixed: [new FixedBase(P1_BYTES)], generators: [], keys: new Map() };
     return loaded;
   })();
   loading.catch(() => (loading = undefined));
@@ -127,10 +133,10 @@ export async function proofVerifyBatch(inputs: readonly ProofVerifyInput[]): Pro
 export const batchChecks = { checked: 0, failed: 0 };
 
 /**
- * octets_to_point_E1/E2 and the draft's checks: a valid encoding of a point on the curve, in the
- * prime-order subgroup (for G2 mcl checks it while it deserializes; for G1 decodeG1 has), not the
- * identity. An encoding mcl accepts but would not write (stray bits after the infinity flag) does
- * not re-serialize to itself and is refused too.
+ * octets_to_point_E2 and the draft's checks: a valid encoding of a point on the curve, in the
+ * prime-order subgroup (mcl checks it while it deserializes), not the identity. An encoding mcl
+ * accepts but would not write (stray bits after the infinity flag) does not re-serialize to itself
+ * and is refused too.
  */
 function decode<T extends Mcl.G1 | Mcl.G2>(Point: new () => T, bytes: Uint8Array): T | undefined {
   const p = new Point();
@@ -144,18 +150,42 @@ function decode<T extends Mcl.G1 | Mcl.G2>(Point: new () => T, bytes: Uint8Array
 }
 
 /**
- * A G1 point as decode() takes it, with the subgroup check done by native blst: its compressed
- * G1 point is a min-pk public key, and validating one checks exactly this (a valid encoding, on the
- * curve, in the prime-order subgroup, not the identity).
+ * octets_to_point_E1 and the same checks, by native blst: its compressed G1 point is a min-pk
+ * public key, and validating one checks exactly these (a valid encoding, on the curve, in the
+ * prime-order subgroup, not the identity), four times faster than mcl. The point then reaches mcl
+ * by its affine coordinates, with no square root.
  */
 function decodeG1(mcl: McL, bytes: Uint8Array): Mcl.G1 | undefined {
   if (bytes.length !== POINT_BYTES) return undefined;
+  let key: blst.PublicKey;
   try {
-    blst.PublicKey.fromBytes(bytes, true);
+    key = blst.PublicKey.fromBytes(bytes, true);
   } catch {
     return undefined;
   }
-  return decode(mcl.G1, bytes);
+  if (!equal(key.toBytes(true), bytes)) return undefined;
+  const xy = key.toBytes(false);
+  const x = new mcl.Fp();
+  const y = new mcl.Fp();
+  const z = new mcl.Fp();
+  x.deserialize(xy.subarray(0, POINT_BYTES));
+  y.deserialize(xy.subarray(POINT_BYTES));
+  z.setInt(1);
+  const p = new mcl.G1();
+  p.setX(x);
+  p.setY(y);
+  p.setZ(z);
+  return p;
+}
+
+/** An mcl point as a blst key, by its affine coordinates; undefined for the identity. */
+function toBlst(mcl: McL, p: Mcl.G1): blst.PublicKey | undefined {
+  if (p.isZero()) return undefined;
+  const a = mcl.normalize(p);
+  const xy = new Uint8Array(2 * POINT_BYTES);
+  xy.set(a.getX().serialize(), 0);
+  xy.set(a.getY().serialize(), POINT_BYTES);
+  return blst.PublicKey.fromBytes(xy);
 }
 
 function equal(a: Uint8Array, b: Uint8Array): boolean {
@@ -164,16 +194,22 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-function generators(c: Ctx, count: number): Mcl.G1[] {
-  if (c.generators.length < count) {
-    const bytes = generatorsBytes(count);
-    for (let i = c.generators.length; i < count; i++) {
-      const g = decodeG1(c.mcl, bytes.subarray(i * POINT_BYTES, (i + 1) * POINT_BYTES));
-      if (!g) throw new Error(`BBS generator ${i} does not decode`);
-      c.generators.push(g);
-    }
+/** Generator i's comb table, built on first use; undefined past the tables. */
+function fixedGenerator(c: Ctx, i: number): FixedBase | undefined {
+  if (i + 1 >= FIXED_TABLES) return undefined;
+  for (let k = c.fixed.length - 1; k <= i; k++) c.fixed.push(new FixedBase(generatorsBytes(k + 1).subarray(k * POINT_BYTES)));
+  return c.fixed[i + 1];
+}
+
+/** Generator i for mcl (past the tables), decoded on first use. */
+function mclGenerator(c: Ctx, i: number): Mcl.G1 {
+  let g = c.generators[i];
+  if (!g) {
+    g = decodeG1(c.mcl, generatorsBytes(i + 1).subarray(i * POINT_BYTES));
+    if (!g) throw new Error(`BBS generator ${i} does not decode`);
+    c.generators[i] = g;
   }
-  return c.generators;
+  return g;
 }
 
 /** octets_to_pubkey(PK), ready for the Miller loop; `id`, the key in hex, names it in the cache and in a batch */
@@ -285,30 +321,35 @@ function prepare(c: Ctx, input: ProofVerifyInput): Prepared | undefined {
   if (!W) return undefined;
 
   // ProofVerifyInit
-  const gens = generators(c, L + 1);
   const msgScalars = messagesToScalars(disclosed.map((d) => d.message));
   const domain = calculateDomain(input.PK, L, input.header);
   const T1 = msm(mcl, [Bbar, Abar, D], [cp, eHat, r1Hat]);
-  const t2Points: Mcl.G1[] = [c.P1, gens[0]!, D];
-  const t2Scalars: bigint[] = [cp, mod(domain * cp), r3Hat];
+  const fixedTerms: blst.PublicKey[] = [];
+  c.fixed[0]!.addTerms(cp, fixedTerms);
+  const varPoints: Mcl.G1[] = [D];
+  const varScalars: bigint[] = [r3Hat];
+  const term = (generator: number, s: bigint) => {
+    const table = fixedGenerator(c, generator);
+    if (table) return table.addTerms(s, fixedTerms);
+    varPoints.push(mclGenerator(c, generator));
+    varScalars.push(s);
+  };
+  term(0, mod(domain * cp));
   const isDisclosed = new Uint8Array(L);
   disclosed.forEach((d, k) => {
     isDisclosed[d.index] = 1;
-    t2Points.push(gens[d.index + 1]!);
-    t2Scalars.push(mod(msgScalars[k]! * cp));
+    term(d.index + 1, mod(msgScalars[k]! * cp));
   });
   let j = 0;
-  for (let i = 0; i < L; i++) {
-    if (isDisclosed[i]) continue;
-    t2Points.push(gens[i + 1]!);
-    t2Scalars.push(commitments[j++]!);
-  }
-  const T2 = msm(mcl, t2Points, t2Scalars);
+  for (let i = 0; i < L; i++) if (!isDisclosed[i]) term(i + 1, commitments[j++]!);
+  const variable = toBlst(mcl, msm(mcl, varPoints, varScalars));
+  if (variable) fixedTerms.push(variable);
+  const T2 = sumCompressed(fixedTerms);
 
   // ProofChallengeCalculate, then the pairing check
   const expected = challenge(
     disclosed.map((d, k) => ({ index: d.index, scalar: msgScalars[k]! })),
-    [...pointBytes, T1.serialize(), T2.serialize()],
+    [...pointBytes, T1.serialize(), T2],
     domain,
     input.ph,
   );
