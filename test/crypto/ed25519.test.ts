@@ -1,5 +1,8 @@
 import t from 'tap';
-import { keyPairFromSeed, sign, verify } from '../../node/crypto/ed25519.js';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { keyPairFromSeed, sign, verify, verifyOpenSsl } from '../../node/crypto/ed25519.js';
 import { fromHex, toHex } from '../../node/protocol/bytes.js';
 import { loadVectors } from '../fixtures/vectors.js';
 
@@ -37,4 +40,41 @@ t.test('a seed changed in place signs with its new key, not a cached one', async
   seed.fill(2);
   t.same(sign(seed, message), sign(new Uint8Array(32).fill(2), message), 'the new bytes decide the key');
   t.notSame(sign(seed, message), first);
+});
+
+/**
+ * Signatures that OpenSSL accepts and libsodium refuses (a small-order key, a small-order R):
+ * verify() must still follow OpenSSL, the rule, and take libsodium's word only for a yes.
+ */
+t.test('the verdict is OpenSSL’s where libsodium is stricter', async (t) => {
+  const L = ed25519.Point.Fn.ORDER;
+  const le = (n: bigint) => Uint8Array.from({ length: 32 }, (_, i) => Number((n >> BigInt(8 * i)) & 0xffn));
+  const k = (R: Uint8Array, A: Uint8Array, M: Uint8Array) => {
+    const h = createHash('sha512').update(R).update(A).update(M).digest();
+    let n = 0n;
+    for (let i = 63; i >= 0; i--) n = (n << 8n) | BigInt(h[i]!);
+    return n % L;
+  };
+  const sodium = createRequire(import.meta.url)('sodium-native') as { crypto_sign_verify_detached(s: Uint8Array, m: Uint8Array, k: Uint8Array): boolean };
+  const message = new Uint8Array([7, 7, 7]);
+  const identity = ed25519.Point.ZERO.toBytes();
+
+  // the identity as the key: [S]B = R + [k]A holds for R = [S]B, whatever the message
+  const S = 123456789n;
+  const onIdentity = Uint8Array.from([...ed25519.Point.BASE.multiply(S).toBytes(), ...le(S)]);
+  t.notOk(sodium.crypto_sign_verify_detached(onIdentity, message, identity), 'libsodium refuses a signature under the identity key');
+  t.ok(verifyOpenSsl(identity, message, onIdentity), 'OpenSSL accepts it');
+  t.ok(verify(identity, message, onIdentity), 'and so does verify()');
+
+  // the identity as R, under an ordinary key a*B: S = k*a
+  const a = 987654321n;
+  const A = ed25519.Point.BASE.multiply(a).toBytes();
+  const smallR = Uint8Array.from([...identity, ...le((k(identity, A, message) * a) % L)]);
+  t.notOk(sodium.crypto_sign_verify_detached(smallR, message, A), 'libsodium refuses a signature whose R is the identity');
+  t.ok(verifyOpenSsl(A, message, smallR), 'OpenSSL accepts it');
+  t.ok(verify(A, message, smallR), 'and so does verify()');
+
+  const tampered = Uint8Array.from(smallR);
+  tampered[40]! ^= 1;
+  t.notOk(verify(A, message, tampered), 'one bit off, neither accepts');
 });
