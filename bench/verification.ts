@@ -315,7 +315,7 @@ async function main(): Promise<void> {
       const delta = metricsBefore && metricsAfter ? combine(metricsAfter, metricsBefore, -1) : undefined;
       const counters: Record<string, number> = {};
       for (const [k, v] of delta ?? []) {
-        if (/^ledger_(verification_answers_total|presentations_total|rpc_busy_total|consensus_timeouts_total|committed_transactions_total)/.test(k) && v !== 0) counters[k] = v;
+        if (/^ledger_(verification_answers_total|verification_answer_transactions_total|presentations_total|rpc_busy_total|consensus_timeouts_total|committed_transactions_total|bbs_batches_total|bbs_batched_proofs_total)/.test(k) && v !== 0) counters[k] = v;
       }
       const result: RunResult = {
         rate: plan.rate,

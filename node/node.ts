@@ -136,7 +136,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     });
     mempool.onAdmitted(() => engine.transactionsReady());
 
-    const verifier = createVerifyPool({ threads: config.rpc.verifyThreads, maxQueuedCost: config.rpc.verifyMaxQueuedCost });
+    const verifier = createVerifyPool({ threads: config.rpc.verifyThreads, maxQueuedCost: config.rpc.verifyMaxQueuedCost, bbsBatchWindowMs: config.rpc.bbsBatchWindowMs });
     closers.push(() => verifier.close());
     // the verification service takes the metrics; the backlog gauge reads it once it runs
     const verification = { backlog: () => 0 };

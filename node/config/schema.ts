@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { DEFAULT_DATA_DIR } from './datadir.js';
 import { MAX_REQUEST_COST } from '../rpc/verification/cost.js';
+import { BBS_BATCH_WINDOW_MS } from '../rpc/verification/bbs-batcher.js';
 import { defaultVerifyThreads } from '../rpc/verification/pool.js';
 import { ANSWER_WINDOW_MS, BACKLOG_BUSY, STANDBY_DELAY_MS } from '../verification/defaults.js';
 
@@ -41,6 +42,8 @@ export interface NodeConfig {
     /** expensive verification (docs/rpc.md, "Expensive verification"): worker threads, queue bound and per-batch budget in work units */
     verifyThreads: number;
     verifyMaxQueuedCost: number;
+    /** how long a BBS proof that finds a verification thread free waits for others to share its pairing check */
+    bbsBatchWindowMs: number;
     maxBatchCost: number;
   };
   p2p: { host: string; port: number; bootstrap: string[] };
@@ -75,6 +78,7 @@ export function defaultConfig(): NodeConfig {
       retryAfterMs: 1000,
       verifyThreads: defaultVerifyThreads(),
       verifyMaxQueuedCost: 12_000,
+      bbsBatchWindowMs: BBS_BATCH_WINDOW_MS,
       maxBatchCost: 6_000,
     },
     p2p: { host: '0.0.0.0', port: 30333, bootstrap: [] },
@@ -137,6 +141,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   'rpc.retryAfterMs': intRule(100, 3_600_000, 'an integer number of milliseconds from 100 to 3600000'),
   'rpc.verifyThreads': intRule(1, 64, 'an integer number of worker threads from 1 to 64'),
   'rpc.verifyMaxQueuedCost': intRule(1, 100_000_000, 'an integer number of work units from 1 to 100000000'),
+  'rpc.bbsBatchWindowMs': intRule(0, 1000, 'an integer number of milliseconds from 0 (a proof on a free thread leaves at once) to 1000'),
   // below the largest single request, a valid proof could never be verified
   'rpc.maxBatchCost': intRule(MAX_REQUEST_COST, 100_000_000, `an integer number of work units from ${MAX_REQUEST_COST} (one proof over the largest credential) to 100000000`),
   'p2p.host': HOST,

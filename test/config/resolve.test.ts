@@ -33,6 +33,7 @@ t.test('defaults match the architecture table', async (t) => {
     retryAfterMs: 1000,
     verifyThreads: defaultVerifyThreads(),
     verifyMaxQueuedCost: 12_000,
+    bbsBatchWindowMs: 20,
     maxBatchCost: 6_000,
   });
   t.equal(c.p2p.port, 30333);

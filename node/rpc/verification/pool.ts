@@ -20,6 +20,8 @@ export interface VerifyPoolOptions {
   threads: number;
   /** most work units waiting or running at once */
   maxQueuedCost: number;
+  /** how long a BBS proof that finds a thread free waits for others (bbs-batcher.ts); 0 when absent */
+  bbsBatchWindowMs?: number;
 }
 
 export interface VerifyPoolStats {
@@ -90,6 +92,7 @@ export function createVerifyPool(opts: VerifyPoolOptions): VerifyPool {
   const bbs = new BbsBatcher(
     (inputs) => (pool ? (pool.run({ op: 'bbs', inputs } satisfies VerifyTask) as Promise<boolean[]>) : verifyBbsProofs(inputs)),
     Math.max(1, opts.threads),
+    opts.bbsBatchWindowMs ?? 0,
   );
   const exec = async (task: VerifyTask) => (pool ? (pool.run(task) as Promise<boolean | Uint8Array>) : (await import('./worker.js')).default(task));
   return {

@@ -48,3 +48,32 @@ t.test('batches hold at most MAX_BBS_BATCH, one per free thread; a failed batch 
   t.equal(verdicts[0], 'worker died');
   t.ok(verdicts.slice(1).every((v) => v === true));
 });
+
+t.test('with a window, a proof on a free thread waits for others, up to the window or a full batch', async (t) => {
+  const r = runner();
+  const b = new BbsBatcher(r.run, 1, 40);
+  const started = Date.now();
+  const first = [b.verify(proof(true)), b.verify(proof(false))];
+  t.same(r.sent.map((s) => s.size), [], 'nothing leaves before the window ends');
+  await new Promise((resolve) => setTimeout(resolve, 15));
+  const late = b.verify(proof(true));
+  t.same(r.sent.map((s) => s.size), [], 'a proof within the window joins it');
+  while (r.sent.length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+  t.ok(Date.now() - started >= 35, 'the batch left when the window of the first proof ended');
+  t.same(r.sent.map((s) => s.size), [3], 'as one batch of three');
+
+  // the thread is busy: a full batch waits for it, then leaves with no further window
+  const queued = Array.from({ length: MAX_BBS_BATCH }, () => b.verify(proof(true)));
+  r.sent[0]!.finish();
+  t.same(await Promise.all([...first, late]), [true, false, true]);
+  await settle();
+  t.same(r.sent.map((s) => s.size), [3, MAX_BBS_BATCH], 'proofs that waited for the thread leave as soon as it is free');
+  r.sent[1]!.finish();
+  await Promise.all(queued);
+
+  // a full batch on a free thread does not wait for the window
+  const full = Array.from({ length: MAX_BBS_BATCH }, () => b.verify(proof(true)));
+  t.same(r.sent.map((s) => s.size), [3, MAX_BBS_BATCH, MAX_BBS_BATCH], 'a full batch leaves at once');
+  r.sent[2]!.finish();
+  await Promise.all(full);
+});
