@@ -5,6 +5,7 @@ import revocationListContext from 'vc-revocation-list-context';
 import { invalid, isLedgerError, LedgerError } from '../errors.js';
 import { CREDENTIAL_TYPES } from './credential-types.js';
 import { CREDENTIALS_V1_URL, ED25519_2020_URL, LEDGER_CONTEXT_URL, REVOCATION_LIST_2020_URL } from './credential-context.js';
+import { deepFreeze } from './deep-freeze.js';
 
 /**
  * JSON-LD for credentials, offline: the contexts a credential may name are bundled, and the
@@ -47,14 +48,6 @@ function packaged(map: Map<string, unknown>, url: string): unknown {
   const doc = map.get(url);
   if (typeof doc !== 'object' || doc === null) throw new LedgerError('MISSING_CONTEXT', `the installed context package has no ${url}`, 'internal');
   return doc;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /**

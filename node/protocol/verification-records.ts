@@ -1,6 +1,7 @@
 import { blake3 } from '../crypto/hash.js';
 import { ADDRESS_LENGTH } from './address.js';
 import { ByteReader, ByteWriter, concatBytes, utf8 } from './bytes.js';
+import { deepFreeze } from './deep-freeze.js';
 import type { UnsignedVerificationRequest } from './payload-types.js';
 import { STATE_PREFIX } from './records.js';
 import { readClaims, writeClaims } from './verification-answer.js';
@@ -77,15 +78,30 @@ export function verificationBySubjectKey(subject: Uint8Array, requestKey: Uint8A
 }
 
 /**
+ * A record is read and written back on every answer, and its request and answers never change once
+ * written: each keeps the bytes it was read from (frozen, so that the bytes stay true), and writing
+ * the record copies them rather than encoding them again. The request's JCS text was most of it.
+ */
+const encodedAs = new WeakMap<object, Uint8Array>();
+
+/**
  * str request (JCS) ‖ signature[64] ‖ requester[20] ‖ subject[20] ‖ fee u128 ‖ status u8
  * ‖ request_height u64 ‖ request_ms u64 ‖ deadline u64 ‖ seed[32] ‖ threshold u16 ‖ committee u16
  * ‖ u16 n ‖ n × (public_key[32] ‖ presentation_hash[32] ‖ claims ‖ signature[64])
  * ‖ outcome u8 (0 | 1 ‖ verified u8 ‖ height u64 ‖ round u64 ‖ final_ms u64 ‖ u16 k ‖ k × u16 index) ‖ tx_hash[32]
  */
 export function encodeVerification(v: VerificationRecord): Uint8Array {
-  const w = new ByteWriter().str(canonicalJson(v.request)).bytes(v.signature).bytes(v.requester).bytes(v.subject).u128(v.fee).u8(STATUSES.indexOf(v.status));
+  const w = new ByteWriter();
+  const request = encodedAs.get(v.request);
+  if (request) w.bytes(request);
+  else w.str(canonicalJson(v.request));
+  w.bytes(v.signature).bytes(v.requester).bytes(v.subject).u128(v.fee).u8(STATUSES.indexOf(v.status));
   w.u64(BigInt(v.requestHeight)).u64(BigInt(v.requestMs)).u64(BigInt(v.deadlineHeight)).bytes(v.seed).u16(v.threshold).u16(v.committeeSize).u16(v.answers.length);
-  for (const a of v.answers) writeClaims(w.bytes(a.publicKey).bytes(a.presentationHash), a.claims).bytes(a.signature);
+  for (const a of v.answers) {
+    const answer = encodedAs.get(a);
+    if (answer) w.bytes(answer);
+    else writeClaims(w.bytes(a.publicKey).bytes(a.presentationHash), a.claims).bytes(a.signature);
+  }
   if (v.outcome) {
     const o = v.outcome;
     w.u8(1).u8(o.verified ? 1 : 0).u64(BigInt(o.height)).u64(BigInt(o.round)).u64(BigInt(o.finalMs)).u16(o.agreed.length);
@@ -98,7 +114,8 @@ export function decodeVerification(bytes: Uint8Array): VerificationRecord {
   const r = new ByteReader(bytes);
   // the state holds what execution parsed and wrote in canonical form: read back, not parsed again
   // (a record is read on every answer, precheck and lookup, and the full parse was most of it)
-  const request = JSON.parse(r.str()) as UnsignedVerificationRequest;
+  const request = deepFreeze(JSON.parse(r.str()) as UnsignedVerificationRequest);
+  encodedAs.set(request, bytes.subarray(0, bytes.length - r.remaining));
   const v: VerificationRecord = {
     request,
     signature: r.bytes(64),
@@ -116,7 +133,10 @@ export function decodeVerification(bytes: Uint8Array): VerificationRecord {
     txHash: new Uint8Array(0),
   };
   for (let n = r.u16(), i = 0; i < n; i++) {
-    v.answers.push({ publicKey: r.bytes(32), presentationHash: r.bytes(32), claims: readClaims(r, MAX_CLAIMS), signature: r.bytes(64) });
+    const from = bytes.length - r.remaining;
+    const answer = deepFreeze({ publicKey: r.bytes(32), presentationHash: r.bytes(32), claims: readClaims(r, MAX_CLAIMS), signature: r.bytes(64) });
+    encodedAs.set(answer, bytes.subarray(from, bytes.length - r.remaining));
+    v.answers.push(answer);
   }
   if (r.u8() === 1) {
     const verified = r.u8() === 1;

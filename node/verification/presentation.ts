@@ -8,6 +8,7 @@ import { parseCredential, type Credential } from '../protocol/credential-schema.
 import { parseDid } from '../protocol/did.js';
 import { KYC_BBS_FIELDS, KYC_BBS_STRUCTURAL, kycBbsIndex } from '../protocol/kyc-bbs.js';
 import { canonicalJson } from '../protocol/verification.js';
+import { deepFreeze } from '../protocol/deep-freeze.js';
 
 /**
  * The subject's answer to a verification request (issue 27): which credential meets which
@@ -183,7 +184,9 @@ export function parsePresentation(json: unknown): Presentation {
     if (e.proofType === 'bbs') return readBbs(e, what, claim as number);
     throw bad(`${what}.proofType must be "direct" or "bbs"`);
   });
-  return { version: '1.0', requestId, holder: o.holder as string, credentials, signature: o.signature };
+  // frozen: a node hashes the presentation at each step it takes (intake, precheck, check, answer),
+  // and presentationHash remembers the hash of a frozen one
+  return deepFreeze({ version: '1.0', requestId, holder: o.holder as string, credentials, signature: o.signature });
 }
 
 /** "ledger-presentation-v1" ‖ the JCS form of the presentation without `signature`. */
@@ -204,8 +207,15 @@ export function presentationHeader(chainId: string, requestId: string, holder: s
 
 /** SHA-256 of the JCS form of the whole presentation, signature included: what the answers name. */
 export function presentationHash(p: Presentation): Uint8Array {
-  return sha256(utf8(canonicalJson(p)));
+  const known = hashes.get(p);
+  if (known) return known.slice();
+  const hash = sha256(utf8(canonicalJson(p)));
+  if (Object.isFrozen(p)) hashes.set(p, hash.slice());
+  return hash;
 }
+
+/** hashes of parsed presentations, which are frozen (parsePresentation): one JCS per presentation */
+const hashes = new WeakMap<Presentation, Uint8Array>();
 
 /** holder signatures this process checked, by key and presentation hash (which covers the signature); oldest first out */
 const checkedSignatures = new Map<string, boolean>();

@@ -54,4 +54,16 @@ t.test('a record round-trips, and its request reads back as the request parser w
   t.same(back, v);
   t.same(back.request, request, 'the request as parsed: version "1.0", constraints as normalized');
   t.same(encodeVerification(back), encodeVerification(v), 'the same bytes again');
+
+  // a record read back keeps its request's and answers' bytes: with another answer and a changed
+  // status it writes what a record built from scratch writes
+  const second = { ...v.answers[0]!, publicKey: new Uint8Array(32).fill(9), claims: v.answers[0]!.claims.map((c) => ({ ...c })) };
+  back.answers.push(second);
+  back.status = 'pending';
+  delete back.outcome;
+  const fresh: VerificationRecord = { ...v, request: structuredClone(v.request), answers: [structuredClone(v.answers[0]!), structuredClone(second)], status: 'pending' };
+  delete fresh.outcome;
+  t.same(encodeVerification(back), encodeVerification(fresh), 'copied bytes and fresh encoding agree');
+  t.ok(Object.isFrozen(back.request) && Object.isFrozen(back.request.requiredClaims[0]), 'the request read back is frozen: its bytes stay true');
+  t.ok(Object.isFrozen(back.answers[0]) && Object.isFrozen(back.answers[0]!.claims), 'and so are the answers read back');
 });

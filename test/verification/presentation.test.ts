@@ -54,6 +54,16 @@ t.test('presentationHash: SHA-256 of the JCS of the whole presentation', async (
   t.equal(toHex(presentationHash(parsePresentation(reversed(signed)))), toHex(h), 'key order does not change it');
   const other = { ...signed, signature: '00'.repeat(64) };
   t.not(toHex(presentationHash(other)), toHex(h), 'the signature is covered');
+
+  const parsed = parsePresentation(json());
+  t.ok(Object.isFrozen(parsed) && Object.isFrozen(parsed.credentials[0]), 'a parsed presentation is frozen');
+  const first = presentationHash(parsed);
+  first.fill(0);
+  t.equal(toHex(presentationHash(parsed)), toHex(h), 'its hash is remembered, and a caller changing the copy it got changes nothing');
+  const mutable = json() as Presentation;
+  presentationHash(mutable);
+  mutable.signature = '00'.repeat(64);
+  t.equal(toHex(presentationHash(mutable)), toHex(presentationHash(other)), 'an object that is not frozen is hashed again each time');
 });
 
 t.test('strict: each fault named', async (t) => {
