@@ -176,10 +176,24 @@ export function canonicalJson(value: unknown): string {
     if (!Number.isFinite(value)) throw bad('JSON numbers must be finite');
     return JSON.stringify(value);
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  // built by concatenation: the answers, requests and presentations a node checks are written out
+  // here many times a second, and arrays of entries were most of what the validators allocated
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return out + ']';
+  }
   if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const o = value as Record<string, unknown>;
+    // sort() with no comparator orders strings by UTF-16 code units, as JCS asks
+    const keys = Object.keys(o).sort();
+    let out = '{';
+    for (const k of keys) {
+      const v = o[k];
+      if (v === undefined) continue;
+      out += (out.length === 1 ? '' : ',') + JSON.stringify(k) + ':' + canonicalJson(v);
+    }
+    return out + '}';
   }
   throw bad(`cannot put a ${typeof value} in JSON`);
 }

@@ -43,6 +43,36 @@ t.test('JCS: sorted keys, no whitespace, ECMAScript numbers', async (t) => {
   t.equal(canonicalJson({ '\u00e9': 1, z: 2, A: 3 }), '{"A":3,"z":2,"\u00e9":1}', 'UTF-16 code unit order');
   t.equal(canonicalJson(1e21), '1e+21');
   t.throws(() => canonicalJson(Number.NaN), { code: 'BAD_VERIFICATION_REQUEST' });
+  t.equal(canonicalJson({ '\uffff': 1, '\ud83d\ude00': 2 }), '{"\ud83d\ude00":2,"\uffff":1}', 'code units, not code points: a surrogate pair sorts before U+FFFF');
+  t.equal(canonicalJson({ a: undefined, b: 1, c: undefined }), '{"b":1}', 'undefined members are left out');
+  t.equal(canonicalJson({ a: [], b: {}, c: [{}] }), '{"a":[],"b":{},"c":[{}]}');
+
+  // against the plain definition (sorted entries, joined), on random values
+  const plain = (v: unknown): string => {
+    if (Array.isArray(v)) return `[${v.map(plain).join(',')}]`;
+    if (typeof v === 'object' && v !== null) {
+      const entries = Object.entries(v).filter(([, x]) => x !== undefined);
+      return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => `${JSON.stringify(k)}:${plain(x)}`).join(',')}}`;
+    }
+    return JSON.stringify(v);
+  };
+  let seed = 7;
+  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const value = (depth: number): unknown => {
+    const kind = rand(depth > 3 ? 4 : 6);
+    if (kind === 0) return rand(2) === 0;
+    if (kind === 1) return rand(1000) / 7;
+    if (kind === 2) return String.fromCharCode(...Array.from({ length: rand(4) }, () => 32 + rand(0xffdf)));
+    if (kind === 3) return null;
+    if (kind === 4) return Array.from({ length: rand(4) }, () => value(depth + 1));
+    return Object.fromEntries(Array.from({ length: rand(5) }, () => [String.fromCharCode(...Array.from({ length: 1 + rand(3) }, () => 32 + rand(0xffdf))), value(depth + 1)]));
+  };
+  let same = 0;
+  for (let i = 0; i < 500; i++) {
+    const v = value(0);
+    if (canonicalJson(v) === plain(v)) same++;
+  }
+  t.equal(same, 500, 'the same text as the plain definition on 500 random values');
 });
 
 t.test('a signed request parses back and verifies under the requester key only', async (t) => {
