@@ -177,7 +177,7 @@ export function canonicalJson(value: unknown): string {
     return JSON.stringify(value);
   }
   // built by concatenation: the answers, requests and presentations a node checks are written out
-  // here many times a second, and arrays of entries were most of what the validators allocated
+  // here many times a second, and arrays of entries were a large share of what validators allocated
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);

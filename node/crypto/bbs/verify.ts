@@ -194,10 +194,15 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/** Generator i of the shipped table (Q_1 is generator 0), compressed. */
+function generatorBytes(i: number): Uint8Array {
+  return generatorsBytes(i + 1).subarray(i * POINT_BYTES);
+}
+
 /** Generator i's comb table, built on first use; undefined past the tables. */
 function fixedGenerator(c: Ctx, i: number): FixedBase | undefined {
   if (i + 1 >= FIXED_TABLES) return undefined;
-  for (let k = c.fixed.length - 1; k <= i; k++) c.fixed.push(new FixedBase(generatorsBytes(k + 1).subarray(k * POINT_BYTES)));
+  for (let k = c.fixed.length - 1; k <= i; k++) c.fixed.push(new FixedBase(generatorBytes(k)));
   return c.fixed[i + 1];
 }
 
@@ -205,7 +210,7 @@ function fixedGenerator(c: Ctx, i: number): FixedBase | undefined {
 function mclGenerator(c: Ctx, i: number): Mcl.G1 {
   let g = c.generators[i];
   if (!g) {
-    g = decodeG1(c.mcl, generatorsBytes(i + 1).subarray(i * POINT_BYTES));
+    g = decodeG1(c.mcl, generatorBytes(i));
     if (!g) throw new Error(`BBS generator ${i} does not decode`);
     c.generators[i] = g;
   }
