@@ -27,7 +27,7 @@ interface NodeStore extends TreeNodeReader {
 
 function memoryStore(): NodeStore {
   const m = new MemoryNodeStore();
-  return { getNode: (h) => m.getNode(h), put: async (n) => m.put(n), close: async () => {} };
+  return { getNode: (h) => m.getNode(h), peekNode: (h, k) => m.peekNode(h, k), put: async (n) => m.put(n), close: async () => {} };
 }
 
 async function levelStore(dir: string, cacheNodes: number): Promise<NodeStore> {
@@ -38,6 +38,7 @@ async function levelStore(dir: string, cacheNodes: number): Promise<NodeStore> {
   const reader = cacheNodes > 0 ? cache : disk;
   return {
     getNode: (h) => reader.getNode(h),
+    ...(cacheNodes > 0 ? { peekNode: (h: Uint8Array, k?: string) => cache.peekNode(h, k) } : {}),
     put: async (nodes) => {
       await db.batch([...nodes].map(([hex, value]) => ({ type: 'put' as const, key: fromHex(hex), value })));
       if (cacheNodes > 0) cache.add(nodes);

@@ -46,6 +46,8 @@ t.test('JCS: sorted keys, no whitespace, ECMAScript numbers', async (t) => {
   t.equal(canonicalJson({ '\uffff': 1, '\ud83d\ude00': 2 }), '{"\ud83d\ude00":2,"\uffff":1}', 'code units, not code points: a surrogate pair sorts before U+FFFF');
   t.equal(canonicalJson({ a: undefined, b: 1, c: undefined }), '{"b":1}', 'undefined members are left out');
   t.equal(canonicalJson({ a: [], b: {}, c: [{}] }), '{"a":[],"b":{},"c":[{}]}');
+  t.equal(canonicalJson({ '9': 1, '10': 2, a: 3 }), '{"10":2,"9":1,"a":3}', 'index-like keys, which Object.keys lists in numeric order');
+  t.equal(canonicalJson(JSON.parse('{"a":1,"b":{"c":2,"d":3}}')), '{"a":1,"b":{"c":2,"d":3}}', 'keys already in order');
 
   // against the plain definition (sorted entries, joined), on random values
   const plain = (v: unknown): string => {

@@ -43,6 +43,11 @@ export type TreeNode =
 export interface TreeNodeReader {
   /** The encoded node stored under this hash, or undefined if there is none. */
   getNode(hash: Uint8Array): Promise<Uint8Array | undefined>;
+  /**
+   * The encoded node when it is at hand without I/O (memory, a cache); undefined means "ask
+   * getNode", not "absent". `key` is toHex(hash) when the caller already has it.
+   */
+  peekNode?(hash: Uint8Array, key?: string): Uint8Array | undefined;
 }
 
 /** Checks the bytes rather than comparing with EMPTY_ROOT, which a careless caller could mutate. */
@@ -122,6 +127,12 @@ export function decodeNode(hash: Uint8Array, encoded: Uint8Array): TreeNode {
     default:
       throw corruptNode(hash, `unknown tag ${encoded[0]}`);
   }
+}
+
+/** A node the reader has at hand without I/O, decoded; undefined when it must be read (loadNode). */
+export function peekNode(reader: TreeNodeReader, hash: Uint8Array): TreeNode | undefined {
+  const encoded = reader.peekNode?.(hash);
+  return encoded === undefined ? undefined : decodeNode(hash, encoded);
 }
 
 /** Reads a non-empty node; a missing node means the store lost data or the root is unknown. */

@@ -16,6 +16,10 @@ export class MemoryNodeStore implements TreeNodeReader {
     return this.nodes.get(toHex(hash));
   }
 
+  peekNode(hash: Uint8Array, key = toHex(hash)): Uint8Array | undefined {
+    return this.nodes.get(key);
+  }
+
   put(nodes: TreeNodes): void {
     for (const [hash, encoded] of nodes) this.nodes.set(hash, encoded);
   }
@@ -33,6 +37,9 @@ export function overlayReader(base: TreeNodeReader, nodes: TreeNodes): TreeNodeR
   return {
     async getNode(hash: Uint8Array): Promise<Uint8Array | undefined> {
       return nodes.get(toHex(hash)) ?? base.getNode(hash);
+    },
+    peekNode(hash: Uint8Array, key = toHex(hash)): Uint8Array | undefined {
+      return nodes.get(key) ?? base.peekNode?.(hash, key);
     },
   };
 }
@@ -54,14 +61,17 @@ export class CachedNodeReader implements TreeNodeReader {
 
   async getNode(hash: Uint8Array): Promise<Uint8Array | undefined> {
     const key = toHex(hash);
-    const hit = this.young.get(key) ?? this.old.get(key);
-    if (hit !== undefined) {
-      this.remember(key, hit);
-      return hit;
-    }
+    const hit = this.peekNode(hash, key);
+    if (hit !== undefined) return hit;
     const node = await this.base.getNode(hash);
     if (node !== undefined) this.remember(key, node);
     return node;
+  }
+
+  peekNode(hash: Uint8Array, key = toHex(hash)): Uint8Array | undefined {
+    const hit = this.young.get(key) ?? this.old.get(key);
+    if (hit !== undefined) this.remember(key, hit);
+    return hit;
   }
 
   /** Adds nodes that were just committed: the next block reads many of them. */

@@ -22,6 +22,8 @@ import {
   hashNode,
   isEmptyHash,
   loadNode,
+  peekNode,
+  type TreeNode,
   type TreeNodeReader,
 } from './node.js';
 
@@ -56,6 +58,9 @@ interface Sub {
 }
 
 const EMPTY: Sub = { hash: EMPTY_ROOT, kind: 'empty' };
+
+/** A result that is a promise only when a node had to be read from storage. */
+type Step<T> = T | Promise<T>;
 
 /** Applies `changes` to the tree at `root`. Throws DUPLICATE_TREE_KEY if a key appears twice. */
 export async function updateTree(reader: TreeNodeReader, root: Uint8Array, changes: readonly TreeChange[]): Promise<TreeUpdate> {
@@ -95,17 +100,36 @@ class Updater {
     private readonly out: Map<string, Uint8Array>,
   ) {}
 
-  /** Applies ops[lo, hi), all of which lie under this subtree, to the subtree at `depth`. */
-  async update(hash: Uint8Array, kind: Sub['kind'], depth: number, lo: number, hi: number): Promise<Sub> {
+  /**
+   * Applies ops[lo, hi), all of which lie under this subtree, to the subtree at `depth`. Nodes the
+   * reader has at hand are walked synchronously, and only a read that needs I/O makes a promise:
+   * a block's update touches thousands of cached nodes, and a promise and an array per node were
+   * most of the update's cost and among the largest allocations a validator makes.
+   */
+  update(hash: Uint8Array, kind: Sub['kind'], depth: number, lo: number, hi: number): Step<Sub> {
     if (kind === 'empty' || isEmptyHash(hash)) return this.build(depth, this.inserts(lo, hi, null));
-    const node = await loadNode(this.reader, hash);
+    const node = peekNode(this.reader, hash);
+    if (node) return this.updateNode(hash, node, depth, lo, hi);
+    return loadNode(this.reader, hash).then((n) => this.updateNode(hash, n, depth, lo, hi));
+  }
+
+  private updateNode(hash: Uint8Array, node: TreeNode, depth: number, lo: number, hi: number): Step<Sub> {
     if (node.kind === 'leaf') return this.build(depth, this.inserts(lo, hi, { keyHash: node.keyHash, valueHash: node.valueHash }));
     if (depth >= MAX_DEPTH) throw corruptNode(hash, `internal node at depth ${depth}`);
     const mid = splitAt(this.ops, depth, lo, hi);
-    const [left, right] = await Promise.all([
-      lo < mid ? this.update(node.left, 'unknown', depth + 1, lo, mid) : ({ hash: node.left, kind: 'unknown' } as Sub),
-      mid < hi ? this.update(node.right, 'unknown', depth + 1, mid, hi) : ({ hash: node.right, kind: 'unknown' } as Sub),
-    ]);
+    const left = lo < mid ? this.update(node.left, 'unknown', depth + 1, lo, mid) : ({ hash: node.left, kind: 'unknown' } as Sub);
+    let right: Step<Sub>;
+    try {
+      right = mid < hi ? this.update(node.right, 'unknown', depth + 1, mid, hi) : ({ hash: node.right, kind: 'unknown' } as Sub);
+    } catch (err) {
+      if (left instanceof Promise) left.catch(() => undefined); // the error below is the one reported
+      throw err;
+    }
+    if (left instanceof Promise || right instanceof Promise) return Promise.all([left, right]).then(([l, r]) => this.rewrite(hash, node, l, r));
+    return this.rewrite(hash, node, left, right);
+  }
+
+  private rewrite(hash: Uint8Array, node: { left: Uint8Array; right: Uint8Array }, left: Sub, right: Sub): Step<Sub> {
     if (Buffer.compare(left.hash, node.left) === 0 && Buffer.compare(right.hash, node.right) === 0) {
       return { hash, kind: 'internal' };
     }
@@ -116,15 +140,22 @@ class Updater {
    * The parent of two rewritten children. A lone leaf moves up (its hash does not depend on its
    * depth), which keeps the shape canonical after deletions.
    */
-  private async join(left: Sub, right: Sub): Promise<Sub> {
+  private join(left: Sub, right: Sub): Step<Sub> {
     const leftEmpty = left.kind === 'empty' || isEmptyHash(left.hash);
     const rightEmpty = right.kind === 'empty' || isEmptyHash(right.hash);
     if (leftEmpty && rightEmpty) return EMPTY;
     if (leftEmpty || rightEmpty) {
       const only = leftEmpty ? right : left;
-      const kind = only.kind === 'unknown' ? (await loadNode(this.reader, only.hash)).kind : only.kind;
-      if (kind === 'leaf') return { hash: only.hash, kind };
+      const parent = (kind: Sub['kind']): Sub => (kind === 'leaf' ? { hash: only.hash, kind } : this.internal(left, right));
+      if (only.kind !== 'unknown') return parent(only.kind);
+      const node = peekNode(this.reader, only.hash);
+      if (node) return parent(node.kind);
+      return loadNode(this.reader, only.hash).then((n) => parent(n.kind));
     }
+    return this.internal(left, right);
+  }
+
+  private internal(left: Sub, right: Sub): Sub {
     return { hash: this.emit(encodeInternal(left.hash, right.hash)), kind: 'internal' };
   }
 

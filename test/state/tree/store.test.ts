@@ -1,6 +1,6 @@
 import t from 'tap';
-import { utf8 } from '../../../node/protocol/bytes.js';
-import { CachedNodeReader, EMPTY_ROOT, MemoryNodeStore, getValueHash, updateTree, type TreeNodeReader } from '../../../node/state/tree/index.js';
+import { toHex, utf8 } from '../../../node/protocol/bytes.js';
+import { CachedNodeReader, EMPTY_ROOT, MemoryNodeStore, getValueHash, overlayReader, updateTree, type TreeNodeReader } from '../../../node/state/tree/index.js';
 
 /** A real store that counts the reads that reach it. */
 function counting(store: MemoryNodeStore): TreeNodeReader & { reads: number } {
@@ -57,4 +57,22 @@ t.test('a small cache evicts but stays correct', async (t) => {
   const once = large.reads;
   await walk(largeCache);
   t.equal(large.reads, once, 'a cache that holds the working set reads each node once');
+});
+
+t.test('peekNode answers from memory only, and never reads', async (t) => {
+  const store = new MemoryNodeStore();
+  const res = await updateTree(store, EMPTY_ROOT, Array.from({ length: 20 }, (_, i) => ({ key: utf8(`k${i}`), value: utf8('v') })));
+  store.put(res.nodes);
+  t.same(store.peekNode(res.root), await store.getNode(res.root), 'the memory store has every node at hand');
+  const disk = counting(store);
+  const cache = new CachedNodeReader(disk, 1000);
+  t.equal(cache.peekNode(res.root), undefined, 'a node not cached yet is not at hand');
+  t.equal(disk.reads, 0, 'peeking read nothing');
+  await cache.getNode(res.root);
+  t.same(cache.peekNode(res.root), store.peekNode(res.root), 'once read, it is');
+  const next = await updateTree(cache, res.root, [{ key: utf8('k1'), value: utf8('w') }]);
+  const view = overlayReader(cache, next.nodes);
+  t.same(view.peekNode!(next.root), next.nodes.get(toHex(next.root)), 'an overlay has its own nodes at hand');
+  t.same(view.peekNode!(res.root), store.peekNode(res.root), 'and those its base has');
+  t.equal(view.peekNode!(new Uint8Array(32).fill(7)), undefined, 'and nothing else');
 });

@@ -5,10 +5,12 @@ import { isLedgerError } from '../../../node/errors.js';
 import {
   EMPTY_ROOT,
   MemoryNodeStore,
+  decodeNode,
   getValueHash,
   overlayReader,
   updateTree,
   type TreeChange,
+  type TreeNodeReader,
 } from '../../../node/state/tree/index.js';
 
 /** Deterministic PRNG (mulberry32) so failures reproduce. */
@@ -229,4 +231,53 @@ t.test('keys whose hashes share a long prefix', async (t) => {
     model.delete(k);
     t.equal(toHex(root), toHex(referenceRoot(model)), `after deleting ${k}`);
   }
+});
+
+/** Reads `store` only through getNode, answering a turn later, as LevelDB does. */
+function storageOnly(store: MemoryNodeStore): TreeNodeReader {
+  return { getNode: async (h) => (await Promise.resolve(), store.getNode(h)) };
+}
+
+/** Has some nodes at hand and must read the others, drawn at random on every lookup. */
+function partlyAtHand(store: MemoryNodeStore, rand: () => number): TreeNodeReader {
+  return { ...storageOnly(store), peekNode: (h, key) => (rand() < 0.5 ? store.peekNode(h, key) : undefined) };
+}
+
+t.test('nodes at hand, nodes read from storage and a mix of both give the same update', async (t) => {
+  const rand = rng(7);
+  const store = new MemoryNodeStore();
+  let root = EMPTY_ROOT;
+  for (const batch of randomOps(rand, 60, 300)) {
+    const atHand = await updateTree(store, root, batch);
+    for (const reader of [storageOnly(store), partlyAtHand(store, rand)]) {
+      const other = await updateTree(reader, root, batch);
+      if (!bytesEqual(other.root, atHand.root) || other.nodes.size !== atHand.nodes.size || [...other.nodes.keys()].some((k) => !atHand.nodes.has(k))) {
+        t.fail('an update through storage reads differs from the one through nodes at hand');
+        return;
+      }
+    }
+    store.put(atHand.nodes);
+    root = atHand.root;
+  }
+  t.pass('60 batches agree');
+});
+
+t.test('a corrupt node at hand while the other branch waits for a read: one error, no stray rejection', async (t) => {
+  const store = new MemoryNodeStore();
+  const root = await apply(store, EMPTY_ROOT, Array.from({ length: 64 }, (_, i) => put(`k${i}`, '0')));
+  const top = decodeNode(root, store.peekNode(root)!);
+  if (top.kind !== 'internal') throw new Error('a tree of 64 entries has an internal root');
+  const [leftKey, rightKey] = [toHex(top.left), toHex(top.right)];
+  const stray: unknown[] = [];
+  const onStray = (err: unknown) => stray.push(err);
+  process.on('unhandledRejection', onStray);
+  t.teardown(() => void process.off('unhandledRejection', onStray));
+  const reader: TreeNodeReader = {
+    // the left child is missing from storage, and it is read after the right one is decoded
+    getNode: async (h) => (await new Promise((r) => setTimeout(r, 5)), toHex(h) === leftKey ? undefined : store.getNode(h)),
+    peekNode: (h, key = toHex(h)) => (key === leftKey ? undefined : key === rightKey ? new Uint8Array(10) : store.peekNode(h, key)),
+  };
+  await t.rejects(updateTree(reader, root, Array.from({ length: 64 }, (_, i) => put(`k${i}`, '1'))), { code: 'CORRUPT_TREE_NODE' });
+  await new Promise((r) => setTimeout(r, 30));
+  t.same(stray, [], 'the pending read that failed later is not reported as unhandled');
 });
