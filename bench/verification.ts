@@ -10,10 +10,11 @@
  *    the measured window;
  * 2. load: at a fixed rate (open loop), `ledger_submitVerificationRequest` from 4 dApps, each
  *    to its own node, as a client keeps one RPC endpoint (a busy answer is sent again after its
- *    retryAfterMs); as soon as a request's block is
- *    seen committed on node 0, its subject sends the presentation to the next node
- *    (`ledger_submitPresentation`; retried every 20 ms while that node has not committed the
- *    request yet); every validator receives it (the RPC node's own answerer and its peers), checks
+ *    retryAfterMs); as soon as the submit is answered (`--present commit`: once the request's
+ *    block is seen committed on node 0), its subject sends the presentation to the next node
+ *    (`ledger_submitPresentation`, which waits there for the request to reach a block; retried
+ *    every 20 ms when that node does not hold it yet); every validator receives it (the RPC
+ *    node's own answerer and its peers), checks
  *    the BBS proof in its worker pool and answers on chain;
  * 3. measure: blocks are followed on node 0 by a process of its own (bench/finality-watch.ts);
  *    a request is committed when its transaction is seen there, final when the transaction whose
@@ -183,11 +184,12 @@ async function main(): Promise<void> {
     const committed = (rec: RequestRecord, at: number): void => {
       if (rec.committedAt !== undefined) return;
       rec.committedAt = at;
-      present(rec, byRequestId.get(rec.requestId)!.prepared);
+      if (opts.present === 'commit') present(rec, byRequestId.get(rec.requestId)!.prepared);
     };
     const accepted = (rec: RequestRecord, txHash: string): void => {
       rec.txHash = txHash;
       byTx.set(txHash, rec);
+      if (opts.present === 'submit') present(rec, byRequestId.get(rec.requestId)!.prepared);
       const at = seenTx.get(txHash);
       if (at !== undefined) {
         seenTx.delete(txHash);
@@ -398,7 +400,7 @@ async function main(): Promise<void> {
       'a devnet of 4 validator processes (no plugins) on this machine; one KYC level-2 credential per subject, BBS with 12 messages, registered by the committee; ' +
       'every request signed and its presentation (8 of 12 messages disclosed) derived before the clock starts, since the presentation header binds chainId, requestId and holder; ' +
       'requests sent open loop at the rate by the dApps round-robin, each dApp to its own node (busy answers retried after retryAfterMs); a request is committed when its transaction is seen in a block on node 0 ' +
-      '(followed by seq every 10 ms by a process of its own), and its presentation then goes to the next node; final when the transaction whose receipt holds its VerificationFinalized event is seen there; ' +
+      '(followed by seq every 10 ms by a process of its own); the presentation goes to the next node as soon as the submit is answered (--present submit, where the node waits for the request to reach a block) or once the request is committed (--present commit); final when the transaction whose receipt holds its VerificationFinalized event is seen there; ' +
       'submit = the request first handed to the HTTP client; final/s = final responses over the time from the first request to the last final one; ' +
       "validators' CPU: user + system of the 4 processes (/proc) from the first request to the end of the drain, per final response, also in Ed25519 and BBS verifications timed by this process (CPU time) right before and after each run",
     targets,

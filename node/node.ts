@@ -19,6 +19,7 @@ import { bytesEqual, toHex } from './protocol/bytes.js';
 import type { Block } from './protocol/block.js';
 import { parseGenesis } from './protocol/genesis.js';
 import { parseJson } from './protocol/json.js';
+import { TipView } from './verification/tip-view.js';
 import { startVerificationService } from './verification/service.js';
 import { Attester } from './attestation/attester.js';
 import { HeadSignal } from './plugins/block-stream.js';
@@ -180,10 +181,14 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
       app.on('committed', (c: CommittedBlock) => attester.onCommitted(c));
       attester.resume(await pendingCredentialRequests(store));
     } else log.info('automatic attestation is off (attestation.auto = false): this validator attests only what its operator sends');
+    const requests = new TipView({ stateAfter: (hash) => app.stateAfter(hash), committed: () => store.stateReader(), committedHeight: () => store.head()?.height ?? -1 });
+    engine.on('block', (b: Block) => requests.onBlock(b.hash, b.header.height));
     const presentations = startVerificationService({
       chainId: genesis.chainId,
       network: genesis.network,
       store,
+      requests,
+      blocks: engine,
       mempool,
       p2p: network,
       pool: verifier,

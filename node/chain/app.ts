@@ -3,7 +3,7 @@ import type { EpochInfo } from '../consensus/types.js';
 import { InclusionError } from '../execution/apply.js';
 import type { BlockContext } from '../execution/context.js';
 import { buildBlockBody, executeBlock, type ExecutedTx } from '../execution/block.js';
-import { LedgerError } from '../errors.js';
+import { isLedgerError, LedgerError } from '../errors.js';
 import { blockHash, transactionsRoot, type Block, type BlockHeader, type QuorumCertificate } from '../protocol/block.js';
 import { bytesEqual, toHex } from '../protocol/bytes.js';
 import type { Receipt } from '../protocol/receipt.js';
@@ -110,6 +110,19 @@ export class ChainApp extends EventEmitter {
       start: { height: start.header.height, round: start.header.round, hash: start.hash },
       lastHeight: lastHeightOf(set),
     };
+  }
+
+  /**
+   * The state after block `hash` when it is pending here; the committed state when it is not (at or
+   * below the committed head, or not executed here).
+   */
+  stateAfter(hash: Uint8Array): StateReader {
+    try {
+      return this.pending.readersAfter(hash).state;
+    } catch (err) {
+      if (isLedgerError(err) && err.code === 'PARENT_STATE_UNKNOWN') return this.o.store.stateReader();
+      throw err;
+    }
   }
 
   async buildBlock(args: { parent: Block; round: number; height: number; justify: QuorumCertificate; proposer: Uint8Array; empty?: boolean }): Promise<Block> {

@@ -3,7 +3,9 @@ import type { Logger } from '../logging.js';
 import { toHex, utf8 } from '../protocol/bytes.js';
 import { canonicalJson } from '../protocol/verification.js';
 import type { Answerer } from './answerer.js';
+import type { VerificationRecord } from '../protocol/verification-records.js';
 import { precheckPresentation, type PrecheckLookups } from './precheck.js';
+import { RecentIds } from './recent-ids.js';
 import { parsePresentation, presentationHash, type Presentation } from './presentation.js';
 
 /**
@@ -22,17 +24,31 @@ export interface PresentationNetwork {
 
 /** how many presentation hashes a node remembers having relayed */
 const SEEN_LIMIT = 20_000;
-/** a request this node has not committed yet is looked up again, this often, this many times */
-const UNKNOWN_RETRIES = 4;
-const UNKNOWN_RETRY_MS = 250;
+/**
+ * A presentation may arrive before its request is in a block here: a subject that presents as soon
+ * as the dApp submitted, a peer a moment ahead. Its request is looked up again each time the view
+ * moves (at least this often), for at most UNKNOWN_WAIT_MS when this node holds the request (about
+ * three rounds under load), or a peer sent it; a request the RPC's node does not hold gets
+ * UNKNOWN_GRACE_MS, the time for a block with it to arrive. At most MAX_WAITING wait at once.
+ */
+const UNKNOWN_POLL_MS = 100;
+const UNKNOWN_WAIT_MS = 3000;
+const UNKNOWN_GRACE_MS = 250;
+const MAX_WAITING = 512;
 
 export class PresentationIntake {
-  private readonly seen = new Set<string>();
+  private readonly seen = new RecentIds(SEEN_LIMIT);
+  private waiting = 0;
 
   constructor(
     private readonly d: {
       network: string;
+      /** the requests as this validator answers them (tip-view.ts), and the holders' DIDs */
       chain: PrecheckLookups;
+      /** whether this node holds the request (in its mempool or a block): a presentation from the RPC waits longer for it */
+      expected?: (requestId: string) => boolean;
+      /** resolves when the requests' view moves (tip-view.ts) */
+      moved?: () => Promise<void>;
       p2p?: PresentationNetwork;
       answerer?: Answerer;
       /** whether a peer's address is a validator of the current set */
@@ -49,6 +65,14 @@ export class PresentationIntake {
     return this.d.answerer?.backlog() ?? 0;
   }
 
+  /**
+   * The RPC's precheck (precheck.ts), against the requests this validator answers from. A request
+   * not in a block here yet is waited for: up to 3 s when this node holds it, 250 ms otherwise.
+   */
+  precheck(p: Presentation): Promise<VerificationRecord> {
+    return this.precheckSoon(p, () => (this.d.expected?.(p.requestId) ? UNKNOWN_WAIT_MS : UNKNOWN_GRACE_MS));
+  }
+
   /** A presentation the RPC took and prechecked: to the peers and to this validator's answerer. */
   submit(p: Presentation): { peers: number; answeringHere: boolean } {
     this.d.count?.('rpc');
@@ -63,24 +87,39 @@ export class PresentationIntake {
   }
 
   private firstSight(p: Presentation): boolean {
-    const key = toHex(presentationHash(p));
-    if (this.seen.has(key)) return false;
-    if (this.seen.size >= SEEN_LIMIT) this.seen.delete(this.seen.values().next().value!);
-    this.seen.add(key);
-    return true;
+    return this.seen.add(toHex(presentationHash(p)));
   }
 
-  /** A peer that committed the request's block a moment before this node: wait a little for it. */
-  private async precheckSoon(p: Presentation): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await precheckPresentation(p, this.d.network, this.d.chain);
-        return;
-      } catch (err) {
-        if (!isLedgerError(err) || err.code !== 'UNKNOWN_VERIFICATION_REQUEST' || attempt >= UNKNOWN_RETRIES) throw err;
-        await new Promise((r) => setTimeout(r, UNKNOWN_RETRY_MS));
+  /** The precheck, looked up again while the request is unknown here, for up to `patienceMs()` since the start (see UNKNOWN_WAIT_MS). */
+  private async precheckSoon(p: Presentation, patienceMs: () => number): Promise<VerificationRecord> {
+    const start = performance.now();
+    let waiting = false;
+    try {
+      for (;;) {
+        try {
+          return await precheckPresentation(p, this.d.network, this.d.chain);
+        } catch (err) {
+          const left = start + patienceMs() - performance.now();
+          if (!isLedgerError(err) || err.code !== 'UNKNOWN_VERIFICATION_REQUEST' || left <= 0) throw err;
+          if (!waiting) {
+            if (this.waiting >= MAX_WAITING) throw err;
+            waiting = true;
+            this.waiting++;
+          }
+          await this.nextLook(Math.min(left, UNKNOWN_POLL_MS));
+        }
       }
+    } finally {
+      if (waiting) this.waiting--;
     }
+  }
+
+  /** Until the requests' view moves, or `ms`. */
+  private async nextLook(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const elapsed = new Promise<void>((r) => (timer = setTimeout(r, ms)));
+    await (this.d.moved ? Promise.race([elapsed, this.d.moved()]) : elapsed);
+    clearTimeout(timer);
   }
 
   private async fromPeer(bytes: Uint8Array, from: Uint8Array): Promise<void> {
@@ -93,7 +132,7 @@ export class PresentationIntake {
     }
     if (!this.firstSight(p)) return this.d.count?.('duplicate');
     try {
-      await this.precheckSoon(p);
+      await this.precheckSoon(p, () => UNKNOWN_WAIT_MS);
     } catch (err) {
       // a closed request or a lagging view is no fault of the peer; what its own precheck refuses is
       this.d.count?.('refused');

@@ -1,4 +1,6 @@
+import type { Block } from '../protocol/block.js';
 import type { Credential } from '../protocol/credential-document.js';
+import type { Transaction } from '../protocol/transaction.js';
 import { readValidatorSet } from '../execution/validator-set.js';
 import type { Logger } from '../logging.js';
 import type { Mempool } from '../mempool/index.js';
@@ -12,10 +14,14 @@ import type { ChainStore } from '../state/chain-store.js';
 import { answersIn } from './answer-sender.js';
 import { AnswerSightings } from './answer-sightings.js';
 import { Answerer } from './answerer.js';
+import type { TipView } from './tip-view.js';
+import { RecentIds } from './recent-ids.js';
 import { didStateOf, type ChainView } from './check.js';
 import { PresentationIntake, type PresentationNetwork } from './intake.js';
 
 const DUTY = { duty: true };
+/** how many request ids a node remembers having held (mempool, blocks), for presentations that come before their request is in its state */
+const EXPECTED_LIMIT = 20_000;
 
 /**
  * The node's verification service, composed: presentations in from the RPC and the peers, checked
@@ -26,6 +32,10 @@ export function startVerificationService(o: {
   chainId: string;
   network: string;
   store: ChainStore;
+  /** the requests as the answerer reads them: after this node's newest block (tip-view.ts) */
+  requests: Pick<TipView, 'verification' | 'moved'>;
+  /** the blocks this node validates or proposes (the consensus engine's 'block' event) */
+  blocks?: { on(event: 'block', listener: (b: Block) => void): unknown };
   mempool: Mempool;
   p2p: PresentationNetwork;
   pool: VerifyPool;
@@ -54,18 +64,24 @@ export function startVerificationService(o: {
     },
   };
   const sightings = new AnswerSightings();
-  if (o.key) {
-    mempool.onAdmitted(({ tx }) => {
-      for (const a of answersIn(tx.payload)) sightings.record(a.requestId, tx.senderPubkey);
-    });
-  }
+  // requests this node holds in its mempool or has seen in a block: a presentation for one of them
+  // waits for it to reach the tip's state (intake.ts)
+  const expected = new RecentIds(EXPECTED_LIMIT);
+  const expect = (tx: Transaction) => {
+    if (tx.payload.kind === 'VerificationRequest') expected.add(tx.payload.request.requestId);
+  };
+  o.blocks?.on('block', (b) => b.transactions.forEach(expect));
+  mempool.onAdmitted(({ tx }) => {
+    expect(tx);
+    if (o.key) for (const a of answersIn(tx.payload)) sightings.record(a.requestId, tx.senderPubkey);
+  });
   const answerer =
     o.key &&
     new Answerer({
       chainId: o.chainId,
       seed: o.key.seed,
       publicKey: o.key.publicKey,
-      verification: (id) => store.verifications.get(id),
+      verification: (id) => o.requests.verification(id),
       validatorSet: () => readValidatorSet(store.stateReader()),
       check: {
         chain,
@@ -83,7 +99,9 @@ export function startVerificationService(o: {
     });
   return new PresentationIntake({
     network: o.network,
-    chain: { verification: (id) => store.verifications.get(id), did: (id) => store.dids.get(id) },
+    chain: { verification: (id) => o.requests.verification(id), did: (id) => store.dids.get(id) },
+    expected: (id) => expected.has(id),
+    moved: () => o.requests.moved(),
     p2p: o.p2p,
     ...(answerer ? { answerer } : {}),
     isValidator: async (address) => (await readValidatorSet(store.stateReader()))?.validators.some((m) => bytesEqual(m.address, address)) ?? false,

@@ -204,6 +204,18 @@ t.test('the verification flow on a 4-validator devnet', async (t) => {
     t.match(await rpc.call('ledger_getVerificationRequests', [adult.did, 'final']), [{ request: { requestId }, status: 'final' }]);
   });
 
+  await t.test('a wallet that presents as the dApp submits, before the request is in a block: the node waits for it', async (t) => {
+    const r = request();
+    const out = await rpc.call<{ requestId: string; txHash: string }>('ledger_submitVerificationRequest', [r]);
+    dapp.used();
+    // the request is in this node's mempool, not yet in a block: the presentation waits here for it
+    const sent = await rpc.call<{ peers: number; answeringHere: boolean }>('ledger_submitPresentation', [await present(r, adult, adultCredential, ['kycLevel', 'ageOver18'])]);
+    t.equal(sent.peers, 3);
+    t.equal((await final(out.requestId)).verified, true);
+    const never = request();
+    t.equal(await codeOf(rpc.call('ledger_submitPresentation', [await present(never, adult, adultCredential, ['kycLevel', 'ageOver18'])])), 'UNKNOWN_VERIFICATION_REQUEST', 'a request this node never saw is refused after a short grace');
+  });
+
   await t.test('an under-age subject: final, not verified, with the reason', async (t) => {
     const r = request({ subject: { did: minor.did } });
     await submit(r);

@@ -25,6 +25,12 @@ const follower = addressBytesFromPublicKey(keyPairFromSeed(new Uint8Array(32).fi
 
 const pending = (requestId: string): VerificationRecord => pendingRecord(holder.did, requestId, [{ type: 'KYCCredential', constraints: { minimumLevel: 2 }, acceptZKProof: true }], { threshold: 3, committeeSize: 4 });
 
+const didRecord: DidRecord = { did: holder.did, publicKey: holder.keys.publicKey, service: [], active: true, createdMs: 0, updatedMs: 0, versionId: 1, txHash: new Uint8Array(32) };
+const holderDid = async (id: Uint8Array) => (bytesEqual(id, parseDid(holder.did).identifier) ? didRecord : undefined);
+
+/** requests known only later in a test: a peer's presentation for one waits for it */
+const lateKnown = new Set<string>();
+
 function setup() {
   const sends: Array<{ except?: string }> = [];
   const penalties: string[] = [];
@@ -43,12 +49,11 @@ function setup() {
       handled();
     },
   };
-  const didRecord: DidRecord = { did: holder.did, publicKey: holder.keys.publicKey, service: [], active: true, createdMs: 0, updatedMs: 0, versionId: 1, txHash: new Uint8Array(32) };
   const intake = new PresentationIntake({
     network: NETWORK,
     chain: {
-      verification: async (id) => (id.startsWith('req-') ? pending(id) : id.startsWith('closed-') ? { ...pending(id), status: 'final' } : undefined),
-      did: async (id) => (bytesEqual(id, parseDid(holder.did).identifier) ? didRecord : undefined),
+      verification: async (id) => (id.startsWith('req-') || lateKnown.has(id) ? pending(id) : id.startsWith('closed-') ? { ...pending(id), status: 'final' } : undefined),
+      did: holderDid,
     },
     p2p,
     answerer: { onPresentation: async (p: Presentation) => (answered.push(p.requestId), 'answered' as const) } as unknown as Answerer,
@@ -107,4 +112,38 @@ t.test('an undecodable presentation costs the peer; a closed or unknown request 
   t.same(s.counts, ['refused'], 'the closed request is refused, and the peer not blamed');
   t.same(s.sends, []);
   t.same(s.answered, []);
+});
+
+t.test('a presentation ahead of its request: the RPC waits for a request this node holds, and refuses any other after a short grace', async (t) => {
+  let known = false;
+  const intake = new PresentationIntake({
+    network: NETWORK,
+    chain: {
+      verification: async (id) => (known ? pending(id) : undefined),
+      did: holderDid,
+    },
+    expected: (id) => id === 'req-held',
+    log,
+  });
+  const waited = intake.precheck(await presentation('req-held'));
+  let settled = false;
+  void waited.then(() => (settled = true), () => (settled = true));
+  await new Promise((r) => setTimeout(r, 100));
+  t.notOk(settled, 'still waiting while the request is not in this node\'s state');
+  known = true;
+  t.equal((await waited).request.requestId, 'req-held', 'prechecked once it is');
+  known = false;
+  await t.rejects(intake.precheck(await presentation('req-unheld')), { code: 'UNKNOWN_VERIFICATION_REQUEST' }, 'a request this node does not hold is refused');
+});
+
+t.test("a peer's presentation ahead of its request here is answered as soon as the request is known here", async (t) => {
+  const s = setup();
+  const p = await presentation('late-1');
+  const done = s.fromPeer(p, validator);
+  await new Promise((r) => setTimeout(r, 60));
+  t.same(s.answered, [], 'not before');
+  lateKnown.add('late-1');
+  await done;
+  t.same(s.answered, ['late-1']);
+  t.same(s.counts, ['peer']);
 });

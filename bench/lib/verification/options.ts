@@ -19,6 +19,11 @@ export interface VerificationBenchOptions {
   dapps: number;
   /** the requests' validForBlocks; undefined: the chain's default (300 blocks) */
   validForBlocks: number | undefined;
+  /**
+   * when the subject presents: `submit`, as soon as the dApp's submit is answered (the dApp hands
+   * its request to the wallet as it sends it); `commit`, once node 0 has committed the request
+   */
+  present: 'submit' | 'commit';
   /** run every validator with --cpu-prof into this dir and print where the CPU of the (last) run went */
   profile: string | undefined;
   /** result JSON; default bench/results/verification.json */
@@ -38,7 +43,8 @@ export const VERIFICATION_BENCH_USAGE = `bench/verification: verification reques
 
   npm run bench:verification -- [--rate 5] [--duration 30] [--warmup 10] [--drain 60]
                                 [--subjects 20] [--dapps 4] [--valid-for-blocks <n>]
-                                [--sweep [1,2,4]] [--profile <dir>] [--out <file>] [--keep-dir]
+                                [--sweep [1,2,4]] [--present submit|commit] [--profile <dir>]
+                                [--out <file>] [--keep-dir]
 
   --rate <r>         requests a second, open loop (default 5)
   --duration <s>     seconds of requests per run (default 30)
@@ -52,6 +58,9 @@ export const VERIFICATION_BENCH_USAGE = `bench/verification: verification reques
   --dapps <n>        requester accounts, round-robin, each with consecutive nonces, each sending to one node (default 4)
   --valid-for-blocks <n>  the requests' deadline (default: the chain's, 300 blocks)
   --sweep [rates]    one run per rate on the same devnet (alone: ${DEFAULT_SWEEP_RATES.join(',')})
+  --present <when>   submit (default): the subject presents as soon as the dApp's submit is
+                     answered, as a wallet does that the dApp hands its request to; the node waits
+                     for the request to be certified. commit: once node 0 has committed the request
   --profile <dir>    run every validator with --cpu-prof into <dir>; prints where the validators'
                      CPU went over the window of the last run, per final response
   --out <file>       result JSON (default bench/results/verification.json)
@@ -59,7 +68,7 @@ export const VERIFICATION_BENCH_USAGE = `bench/verification: verification reques
 
 Each request's BBS presentation is derived before the clock starts (its requestId is chosen ahead,
 and the presentation header binds chainId, requestId and holder), so the bench spends no proof
-work while it measures; the subject presents as soon as its request is seen committed.`;
+work while it measures.`;
 
 function positive(value: string, flag: string, o: { integer?: boolean; zero?: boolean } = {}): number {
   const n = Number(value);
@@ -93,6 +102,7 @@ export function parseVerificationBenchArgs(argv: string[]): VerificationBenchOpt
         dapps: { type: 'string', default: '4' },
         'valid-for-blocks': { type: 'string' },
         sweep: { type: 'string' },
+        present: { type: 'string', default: 'submit' },
         profile: { type: 'string' },
         out: { type: 'string' },
         'keep-dir': { type: 'boolean', default: false },
@@ -105,6 +115,8 @@ export function parseVerificationBenchArgs(argv: string[]): VerificationBenchOpt
   const validFor = values['valid-for-blocks'];
   const validForBlocks = validFor === undefined ? undefined : positive(validFor, 'valid-for-blocks', { integer: true });
   if (validForBlocks !== undefined && (validForBlocks < 5 || validForBlocks > 10_000)) throw new UsageError('--valid-for-blocks must be from 5 to 10000 (the protocol bounds)');
+  const present = values.present!;
+  if (present !== 'submit' && present !== 'commit') throw new UsageError(`--present must be submit or commit, got ${JSON.stringify(present)}`);
   return {
     rate: positive(values.rate!, 'rate'),
     sweep: values.sweep === undefined ? undefined : parseRateList(values.sweep),
@@ -114,6 +126,7 @@ export function parseVerificationBenchArgs(argv: string[]): VerificationBenchOpt
     subjects: positive(values.subjects!, 'subjects', { integer: true }),
     dapps: positive(values.dapps!, 'dapps', { integer: true }),
     validForBlocks,
+    present,
     profile: values.profile,
     out: values.out,
     keepDir: values['keep-dir']!,

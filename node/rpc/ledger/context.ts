@@ -20,8 +20,11 @@ export interface RpcContext {
   evidence: () => Evidence[];
   /** the consensus engine's status; undefined where no engine runs */
   consensus?: () => ConsensusStatus;
-  /** hands a subject's checked presentation to the committee (node/verification/intake.ts); undefined without a network */
-  presentations?: { submit(p: Presentation): { peers: number; answeringHere: boolean }; backlog(): number };
+  /**
+   * prechecks a subject's presentation against the requests this validator answers from, then hands
+   * it to the committee (node/verification/intake.ts); undefined without a network
+   */
+  presentations?: { precheck(p: Presentation): Promise<unknown>; submit(p: Presentation): { peers: number; answeringHere: boolean }; backlog(): number };
   /** from this many checks waiting, new verification work is answered busy; default BACKLOG_BUSY (config `verification.backlogBusy`) */
   verificationBacklogBusy?: number;
 }

@@ -6,7 +6,7 @@ import { setup } from './harness.js';
 
 t.test('past the backlog bound, new requests and presentations are busy with a retry delay; below it they are judged', async (t) => {
   let backlog = BACKLOG_BUSY;
-  const { call } = await setup(t, { presentations: { submit: () => ({ peers: 0, answeringHere: true }), backlog: () => backlog } });
+  const { call } = await setup(t, { presentations: { precheck: async () => undefined, submit: () => ({ peers: 0, answeringHere: true }), backlog: () => backlog } });
   for (const method of ['ledger_submitVerificationRequest', 'ledger_submitPresentation']) {
     const busy = await call(method, [{}]);
     t.match(busy.error, { code: -32010, data: { code: 'VERIFICATION_BACKLOG', reason: 'verification_backlog', backlog: BACKLOG_BUSY, limit: BACKLOG_BUSY, retryAfterMs: 1000 } }, method);
@@ -19,7 +19,7 @@ t.test('past the backlog bound, new requests and presentations are busy with a r
 });
 
 t.test('the bound is the operator\'s (config verification.backlogBusy)', async (t) => {
-  const { call } = await setup(t, { presentations: { submit: () => ({ peers: 0, answeringHere: true }), backlog: () => 5 }, verificationBacklogBusy: 5 });
+  const { call } = await setup(t, { presentations: { precheck: async () => undefined, submit: () => ({ peers: 0, answeringHere: true }), backlog: () => 5 }, verificationBacklogBusy: 5 });
   const busy = await call('ledger_submitPresentation', [{}]);
   t.match(busy.error, { code: -32010, data: { code: 'VERIFICATION_BACKLOG', backlog: 5, limit: 5 } });
 });
