@@ -60,7 +60,7 @@ export const VERIFICATION_BENCH_USAGE = `bench/verification: verification reques
   --sweep [rates]    one run per rate on the same devnet (alone: ${DEFAULT_SWEEP_RATES.join(',')})
   --present <when>   submit (default): the subject presents as soon as the dApp's submit is
                      answered, as a wallet does that the dApp hands its request to; the node waits
-                     for the request to be certified. commit: once node 0 has committed the request
+                     for the request to reach a block. commit: once node 0 has committed the request
   --profile <dir>    run every validator with --cpu-prof into <dir>; prints where the validators'
                      CPU went over the window of the last run, per final response
   --out <file>       result JSON (default bench/results/verification.json)
