@@ -68,6 +68,8 @@ const log = (m: string) => console.error(`[${new Date().toISOString().slice(11, 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const round = (v: number, d = 2) => Math.round(v * 10 ** d) / 10 ** d;
+/** a request taken but not seen committed this long after is sent again (its node may have died with it in its mempool) */
+const RESEND_AFTER_MS = 5_000;
 
 /** The CPU time of one BBS proof verification (12 messages, 8 disclosed) in this process: the median of `runs`, after two to warm up. */
 async function timeBbsVerify(input: BbsProofInput, runs = 7): Promise<number> {
@@ -131,6 +133,8 @@ interface RunResult {
   ed25519: ReturnType<typeof ed25519Unit>;
   bbs_verify_ms: { before: number; after: number; mean: number };
   node_counters: Record<string, number>;
+  /** --kill: who was killed when, and whether it caught up (head seqs of every node at the end) */
+  crash?: { node: number; killed_at_s: number; restarted_at_s: number; caught_up: boolean; head_seq: number[] };
 }
 
 async function main(): Promise<void> {
@@ -162,9 +166,20 @@ async function main(): Promise<void> {
     const seenTx = new Map<string, number>();
     let lookupsFailed = 0;
 
+    /** The node a client of node `i` uses: `i`, or the next one up while it is down (--kill). */
+    const clientFor = (i: number): RpcClient => {
+      for (let k = 0; k < clients.length; k++) if (c.isUp((i + k) % clients.length)) return clients[(i + k) % clients.length]!;
+      return clients[i % clients.length]!;
+    };
+    /** A call that reached no node (refused, reset: a node killed under it) goes again, elsewhere if it is still down. */
+    const unreachable = (err: unknown): boolean => typeof (err as RpcError).code !== 'number';
+    const again = (rec: RequestRecord, retry: () => void): void => {
+      rec.resent = (rec.resent ?? 0) + 1;
+      setTimeout(retry, 100);
+    };
     const present = (rec: RequestRecord, p: PreparedRequest): void => {
       rec.presentedAt ??= performance.now();
-      clients[(rec.index + 1) % clients.length]!.call('ledger_submitPresentation', [p.presentation]).then(
+      clientFor(rec.index + 1).call('ledger_submitPresentation', [p.presentation]).then(
         () => {
           rec.presentAnsweredAt = performance.now();
         },
@@ -177,18 +192,24 @@ async function main(): Promise<void> {
           } else if (wait !== undefined) {
             rec.busy++;
             setTimeout(() => present(rec, p), wait);
-          } else rec.error ??= `present: ${code}`;
+          } else if (unreachable(err)) again(rec, () => present(rec, p));
+          else rec.error ??= `present: ${code}`;
         },
       );
     };
     const committed = (rec: RequestRecord, at: number): void => {
       if (rec.committedAt !== undefined) return;
       rec.committedAt = at;
+      uncommitted.delete(rec);
       if (opts.present === 'commit') present(rec, byRequestId.get(rec.requestId)!.prepared);
     };
+    /** accepted and not yet seen committed: when it was taken (a request lost with a killed node's mempool is sent again) */
+    const uncommitted = new Map<RequestRecord, number>();
     const accepted = (rec: RequestRecord, txHash: string): void => {
+      if (rec.txHash !== undefined) return;
       rec.txHash = txHash;
       byTx.set(txHash, rec);
+      uncommitted.set(rec, performance.now());
       if (opts.present === 'submit') present(rec, byRequestId.get(rec.requestId)!.prepared);
       const at = seenTx.get(txHash);
       if (at !== undefined) {
@@ -198,17 +219,26 @@ async function main(): Promise<void> {
     };
     const submit = (rec: RequestRecord, p: PreparedRequest): void => {
       rec.submittedAt ??= performance.now();
-      clients[p.dapp % clients.length]!.call<{ requestId: string; txHash: string }>('ledger_submitVerificationRequest', [p.request]).then(
+      const node = clientFor(p.dapp);
+      node.call<{ requestId: string; txHash: string }>('ledger_submitVerificationRequest', [p.request]).then(
         (out) => accepted(rec, out.txHash),
         (err: unknown) => {
           const wait = busyRetryAfterMs(err);
-          const data = (err as { data?: { code?: string; pendingHash?: string } }).data;
+          const data = (err as { data?: { code?: string; pendingHash?: string; pending?: boolean } }).data;
           if (wait !== undefined) {
             rec.busy++;
             setTimeout(() => submit(rec, p), wait);
           } else if (data?.code === 'DUPLICATE_REQUEST_ID' && data.pendingHash) {
             // a retry of a request that did arrive (a socket reset under it): it is in the mempool
             accepted(rec, data.pendingHash);
+          } else if (data?.code === 'DUPLICATE_REQUEST_ID' && data.pending === false) {
+            // sent again after its first node died, and on chain already
+            void node.call<{ tx_hash: string } | null>('ledger_getVerificationRequest', [rec.requestId]).then((v) => v && accepted(rec, v.tx_hash), () => undefined);
+          } else if (unreachable(err)) again(rec, () => submit(rec, p));
+          else if (data?.code === 'NONCE_TOO_HIGH') {
+            // an earlier request of this dApp died in a killed node's mempool: it is sent again (RESEND_AFTER_MS), then this one
+            rec.resent = (rec.resent ?? 0) + 1;
+            setTimeout(() => submit(rec, p), 1000);
           } else rec.error ??= `submit: ${codeOf(err)}`;
         },
       );
@@ -246,6 +276,24 @@ async function main(): Promise<void> {
     });
     await watcher.start();
 
+    /** --kill: validator `node` killed with SIGKILL `atS` seconds after `from`, and started again --down seconds later. */
+    const killAndRestart = async (node: number, atS: number, from: number): Promise<{ node: number; killed_at_s: number; restarted_at_s: number }> => {
+      await sleep(Math.max(0, from + atS * 1000 - performance.now()));
+      await c.kill9(node);
+      const killedAt = performance.now();
+      log(`validator ${node} killed (SIGKILL) ${round((killedAt - from) / 1000, 1)} s into the run`);
+      await sleep(opts.down * 1000);
+      await c.start(node);
+      log(`validator ${node} started again`);
+      return { node, killed_at_s: round((killedAt - from) / 1000, 1), restarted_at_s: round((performance.now() - from) / 1000, 1) };
+    };
+    /** Whether the restarted validator reached node 0's head within a minute, and both heads then. */
+    const caughtUp = async (node: number): Promise<{ caught_up: boolean; head_seq: number[] }> => {
+      const target = await c.seq(0);
+      const caught = await c.waitForSeq([node], target, 60_000).then(() => true, () => false);
+      return { caught_up: caught, head_seq: await Promise.all(c.nodes.map((n) => c.seq(n.index).catch(() => -1))) };
+    };
+
     /** Until no proof is waiting in any node's pool and every mempool is empty: a run starts on a quiet network. */
     const quiesce = async (limitMs = 180_000): Promise<void> => {
       const end = Date.now() + limitMs;
@@ -271,14 +319,26 @@ async function main(): Promise<void> {
       const metricsBefore = await scrapeNodes(urls);
       const fromSeq = await c.seq(0);
       const loadavg1m = loadavg()[0]!;
-      const cpuBefore = await cpuSeconds(pids);
-      const threadsBefore = await threadSeconds(pids);
+      const kill = plan.warmup ? undefined : opts.kill;
+      // with a validator killed, the CPU is that of the three others
+      const cpuPids = kill ? pids.filter((_, i) => i !== kill.node) : pids;
+      const cpuBefore = await cpuSeconds(cpuPids);
+      const threadsBefore = await threadSeconds(cpuPids);
       const idleBefore = await machineIdleSeconds();
       const benchCpuBefore = process.cpuUsage();
       const fromUs = monotonicUs();
       const startedAt = performance.now();
       const sendEndedAt = startedAt + (records.length * 1000) / plan.rate;
       records.forEach((r, k) => (r.scheduledAt = startedAt + (k * 1000) / plan.rate));
+      const crash = kill && killAndRestart(kill.node, kill.atS, startedAt);
+      const resending = setInterval(() => {
+        for (const [rec, at] of uncommitted) {
+          if (performance.now() - at < RESEND_AFTER_MS) continue;
+          uncommitted.set(rec, performance.now());
+          rec.resent = (rec.resent ?? 0) + 1;
+          submit(rec, byRequestId.get(rec.requestId)!.prepared);
+        }
+      }, 1000);
       for (let k = 0; k < records.length; ) {
         const due = Math.min(records.length, Math.floor(((performance.now() - startedAt) * plan.rate) / 1000) + 1);
         for (; k < due; k++) submit(records[k]!, slice[k]!);
@@ -287,12 +347,14 @@ async function main(): Promise<void> {
       while (performance.now() < sendEndedAt) await sleep(5);
       const drainUntil = performance.now() + opts.drain * 1000;
       while (records.some((r) => r.finalAt === undefined && r.error === undefined) && performance.now() < drainUntil) await sleep(20);
+      clearInterval(resending);
+      const crashed = crash ? await crash : undefined;
       const endedAt = performance.now();
       const toUs = monotonicUs();
-      const cpu = (await cpuSeconds(pids)) - cpuBefore;
-      const threadsAfter = await threadSeconds(pids);
+      const cpu = (await cpuSeconds(cpuPids)) - cpuBefore;
+      const threadsAfter = await threadSeconds(cpuPids);
       const threads = threadDelta(threadsBefore, threadsAfter);
-      const perNode = pids.map((pid) => {
+      const perNode = cpuPids.map((pid) => {
         let sum = 0;
         for (const [id, t] of threadsAfter) if (t.pid === pid) sum += t.seconds - (threadsBefore.get(id)?.seconds ?? 0);
         return round(sum, 1);
@@ -342,8 +404,14 @@ async function main(): Promise<void> {
         ed25519: unit,
         bbs_verify_ms: { before: bbsBefore, after: bbsAfter, mean: bbsMean },
         node_counters: counters,
+        ...(crashed ? { crash: { ...crashed, ...(await caughtUp(crashed.node)) } } : {}),
       };
+      if (crashed) pids = c.pids();
       results.push(result);
+      if (result.crash) {
+        const k = result.crash;
+        log(`validator ${k.node}: killed at ${k.killed_at_s} s, started at ${k.restarted_at_s} s, ${k.caught_up ? 'caught up' : 'NOT caught up'} (head seqs ${k.head_seq.join(', ')}); ${figures.resent} calls sent again; the CPU below is the other three validators'`);
+      }
       log(
         `${plan.warmup ? 'warm-up' : 'run'} ${plan.rate}/s: ${figures.final} of ${figures.offered} final (${figures.final_per_s}/s), submit → final p50 ${figures.submit_to_final_ms.p50} ms p99 ${figures.submit_to_final_ms.p99} ms; validators ${result.validators_cpu.cores} cores, ${msPerFinal} ms a final response; machine idle ${result.machine_idle_cores} cores`,
       );

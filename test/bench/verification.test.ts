@@ -6,6 +6,8 @@ import { parseTaskStat, threadDelta, type ThreadSample } from '../../bench/lib/v
 t.test('bench/verification: defaults and flags', async (t) => {
   t.match(parseVerificationBenchArgs([]), { rate: 5, sweep: undefined, duration: 30, warmup: 10, drain: 60, subjects: 20, dapps: 4, validForBlocks: undefined, present: 'submit', profile: undefined, out: undefined, keepDir: false, help: false });
   t.equal(parseVerificationBenchArgs(['--present', 'commit']).present, 'commit');
+  t.match(parseVerificationBenchArgs(['--kill', '2@7.5', '--down', '3']), { kill: { node: 2, atS: 7.5 }, down: 3 });
+  t.match(parseVerificationBenchArgs([]), { kill: undefined, down: 5 });
   const o = parseVerificationBenchArgs(['--rate', '2.5', '--duration', '20', '--warmup', '0', '--subjects', '8', '--dapps', '2', '--valid-for-blocks', '1000', '--profile', '/tmp/p', '--keep-dir']);
   t.match(o, { rate: 2.5, duration: 20, warmup: 0, subjects: 8, dapps: 2, validForBlocks: 1000, profile: '/tmp/p', keepDir: true });
   t.same(parseVerificationBenchArgs(['--sweep']).sweep, DEFAULT_SWEEP_RATES, '--sweep alone takes the default rates');
@@ -15,7 +17,7 @@ t.test('bench/verification: defaults and flags', async (t) => {
 });
 
 t.test('bench/verification: bad flags are usage errors', async (t) => {
-  for (const argv of [['--rate', '0'], ['--rate', 'x'], ['--duration', '-1'], ['--subjects', '1.5'], ['--dapps', '0'], ['--warmup', '-2'], ['--valid-for-blocks', '4'], ['--valid-for-blocks', '10001'], ['--sweep', '2,,4'], ['--present', 'soon'], ['--nope'], ['stray']]) {
+  for (const argv of [['--rate', '0'], ['--rate', 'x'], ['--duration', '-1'], ['--subjects', '1.5'], ['--dapps', '0'], ['--warmup', '-2'], ['--valid-for-blocks', '4'], ['--valid-for-blocks', '10001'], ['--sweep', '2,,4'], ['--present', 'soon'], ['--kill', '0@5'], ['--kill', '2'], ['--kill', '4@1'], ['--down', '-1'], ['--nope'], ['stray']]) {
     t.throws(() => parseVerificationBenchArgs(argv), { name: 'UsageError' }, argv.join(' '));
   }
 });

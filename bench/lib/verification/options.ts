@@ -24,6 +24,9 @@ export interface VerificationBenchOptions {
    * its request to the wallet as it sends it); `commit`, once node 0 has committed the request
    */
   present: 'submit' | 'commit';
+  /** kill -9 this validator (1 to 3) this many seconds into each measured run, and start it again `down` seconds later */
+  kill: { node: number; atS: number } | undefined;
+  down: number;
   /** run every validator with --cpu-prof into this dir and print where the CPU of the (last) run went */
   profile: string | undefined;
   /** result JSON; default bench/results/verification.json */
@@ -44,7 +47,7 @@ export const VERIFICATION_BENCH_USAGE = `bench/verification: verification reques
   npm run bench:verification -- [--rate 5] [--duration 30] [--warmup 10] [--drain 60]
                                 [--subjects 20] [--dapps 4] [--valid-for-blocks <n>]
                                 [--sweep [1,2,4]] [--present submit|commit] [--profile <dir>]
-                                [--out <file>] [--keep-dir]
+                                [--kill <node>@<s>] [--down 5] [--out <file>] [--keep-dir]
 
   --rate <r>         requests a second, open loop (default 5)
   --duration <s>     seconds of requests per run (default 30)
@@ -61,6 +64,11 @@ export const VERIFICATION_BENCH_USAGE = `bench/verification: verification reques
   --present <when>   submit (default): the subject presents as soon as the dApp's submit is
                      answered, as a wallet does that the dApp hands its request to; the node waits
                      for the request to reach a block. commit: once node 0 has committed the request
+  --kill <node>@<s>  kill -9 validator <node> (1 to 3; node 0 hosts the commit watcher) <s>
+                     seconds into each measured run, and start it again --down seconds later
+                     (default 5): the dApps and wallets whose node is down go to the next one, and
+                     a request not committed 5 s after it was taken is sent again. The validators'
+                     CPU is not reported for such a run
   --profile <dir>    run every validator with --cpu-prof into <dir>; prints where the validators'
                      CPU went over the window of the last run, per final response
   --out <file>       result JSON (default bench/results/verification.json)
@@ -103,6 +111,8 @@ export function parseVerificationBenchArgs(argv: string[]): VerificationBenchOpt
         'valid-for-blocks': { type: 'string' },
         sweep: { type: 'string' },
         present: { type: 'string', default: 'submit' },
+        kill: { type: 'string' },
+        down: { type: 'string', default: '5' },
         profile: { type: 'string' },
         out: { type: 'string' },
         'keep-dir': { type: 'boolean', default: false },
@@ -117,6 +127,12 @@ export function parseVerificationBenchArgs(argv: string[]): VerificationBenchOpt
   if (validForBlocks !== undefined && (validForBlocks < 5 || validForBlocks > 10_000)) throw new UsageError('--valid-for-blocks must be from 5 to 10000 (the protocol bounds)');
   const present = values.present!;
   if (present !== 'submit' && present !== 'commit') throw new UsageError(`--present must be submit or commit, got ${JSON.stringify(present)}`);
+  let kill: VerificationBenchOptions['kill'];
+  if (values.kill !== undefined) {
+    const m = /^([1-3])@(\d+(?:\.\d+)?)$/.exec(values.kill);
+    if (!m) throw new UsageError(`--kill takes <node>@<seconds>, node 1 to 3, got ${JSON.stringify(values.kill)}`);
+    kill = { node: Number(m[1]), atS: Number(m[2]) };
+  }
   return {
     rate: positive(values.rate!, 'rate'),
     sweep: values.sweep === undefined ? undefined : parseRateList(values.sweep),
@@ -127,6 +143,8 @@ export function parseVerificationBenchArgs(argv: string[]): VerificationBenchOpt
     dapps: positive(values.dapps!, 'dapps', { integer: true }),
     validForBlocks,
     present,
+    kill,
+    down: positive(values.down!, 'down', { zero: true }),
     profile: values.profile,
     out: values.out,
     keepDir: values['keep-dir']!,

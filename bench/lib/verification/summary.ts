@@ -25,8 +25,10 @@ export interface RequestRecord {
   verified?: boolean;
   /** busy answers (-32010) to either call, each retried after its retryAfterMs */
   busy: number;
-  /** presentation retries because its node had not committed the request yet */
+  /** presentation retries because its node did not hold the request yet */
   notYetThere: number;
+  /** calls sent again to another node because theirs was down (--kill), and requests sent again because they did not commit */
+  resent?: number;
   /** the error code of a call that failed for good */
   error?: string;
   /** for a request not final at the end: its status on node 0 then (pending, expired, or none) */
@@ -51,6 +53,8 @@ export interface RunFigures {
   errors: Record<string, number>;
   busy_answers: number;
   presentation_retries_not_yet_committed: number;
+  /** calls sent again elsewhere, their node being down, and requests sent again for not committing */
+  resent: number;
   /** final responses over the time from the first request sent to the last response final */
   final_per_s: number;
   /** final responses seen while requests were still being sent, over that time */
@@ -109,6 +113,7 @@ export function summarizeRun(records: RequestRecord[], window: { startedAt: numb
     errors: tally(records.map((r) => r.error)),
     busy_answers: records.reduce((n, r) => n + r.busy, 0),
     presentation_retries_not_yet_committed: records.reduce((n, r) => n + r.notYetThere, 0),
+    resent: records.reduce((n, r) => n + (r.resent ?? 0), 0),
     final_per_s: finals.length > 0 && lastFinal > window.startedAt ? round((finals.length / (lastFinal - window.startedAt)) * 1000) : 0,
     final_per_s_while_sending: sendSeconds > 0 ? round(whileSending / sendSeconds) : 0,
     submit_to_final_ms: latencySummary(spans(records, 'submittedAt', 'finalAt')),
