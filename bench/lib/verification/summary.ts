@@ -67,7 +67,7 @@ export interface RunFigures {
   present_to_final_ms: Latency;
   /** submit → the request's block seen committed */
   submit_to_commit_ms: Latency;
-  /** the request seen committed → the presentation sent (the bench's reaction) */
+  /** the request seen committed → the presentation sent: the bench's reaction with --present commit, negative with --present submit (presented before the commit) */
   commit_to_present_ms: Latency;
 }
 

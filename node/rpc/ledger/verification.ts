@@ -105,9 +105,12 @@ export function verificationMethods(ctx: RpcContext): RpcMethod[] {
       handler: async (json) => {
         refuseWhenBacklogged();
         const p = parsePresentation(json);
-        if (ctx.presentations) await ctx.presentations.precheck(p);
-        else await precheckPresentation(p, ctx.network, { verification: (id) => ctx.store.verifications.get(id), did: (id) => ctx.store.dids.get(id) });
-        if (!ctx.presentations) throw new LedgerError('NO_COMMITTEE_ROUTE', 'this node has no peer-to-peer network to reach the committee', 'disabled');
+        if (!ctx.presentations) {
+          // what is wrong with the presentation itself comes first
+          await precheckPresentation(p, ctx.network, { verification: (id) => ctx.store.verifications.get(id), did: (id) => ctx.store.dids.get(id) });
+          throw new LedgerError('NO_COMMITTEE_ROUTE', 'this node has no peer-to-peer network to reach the committee', 'disabled');
+        }
+        await ctx.presentations.precheck(p);
         const sent = ctx.presentations.submit(p);
         return { requestId: p.requestId, presentationHash: toHex(presentationHash(p)), peers: sent.peers, answeringHere: sent.answeringHere };
       },
