@@ -40,9 +40,9 @@ import { verifyBbsProof, type BbsProofInput } from '../node/crypto/bbs.js';
 import { mergeProfiles, summarizeProfiles } from './lib/cpuprofile.js';
 import { WatcherProcess } from './lib/commit-watch.js';
 import { ed25519Unit, inEd25519, timeEd25519Verify } from './lib/ed25519-unit.js';
-import { cpuSeconds, machineIdleSeconds } from './lib/finality-run.js';
+import { BREAKDOWN, cpuSeconds, machineIdleSeconds } from './lib/finality-run.js';
 import { keepAliveFetch } from './lib/http-fetch.js';
-import { combine, scrapeAll, type Samples } from './lib/prometheus.js';
+import { combine, histogram, scrapeAll, type HistogramSummary, type Samples } from './lib/prometheus.js';
 import { machine, percentile } from './lib/stats.js';
 import { BenchCluster } from './lib/verification/cluster.js';
 import { parseVerificationBenchArgs, plannedRuns, UsageError, VERIFICATION_BENCH_USAGE } from './lib/verification/options.js';
@@ -133,6 +133,8 @@ interface RunResult {
   ed25519: ReturnType<typeof ed25519Unit>;
   bbs_verify_ms: { before: number; after: number; mean: number };
   node_counters: Record<string, number>;
+  /** the consensus histograms over the run, summed over the validators (finality-run.ts BREAKDOWN); null when a node did not export one */
+  consensus: Record<keyof typeof BREAKDOWN, HistogramSummary | null>;
   /** --kill: who was killed when, and whether it caught up (head seqs of every node at the end) */
   crash?: { node: number; killed_at_s: number; restarted_at_s: number; caught_up: boolean; head_seq: number[] };
 }
@@ -404,6 +406,7 @@ async function main(): Promise<void> {
         ed25519: unit,
         bbs_verify_ms: { before: bbsBefore, after: bbsAfter, mean: bbsMean },
         node_counters: counters,
+        consensus: Object.fromEntries(Object.entries(BREAKDOWN).map(([k, metric]) => [k, (delta && histogram(delta, metric)) ?? null])) as RunResult['consensus'],
         ...(crashed ? { crash: { ...crashed, ...(await caughtUp(crashed.node)) } } : {}),
       };
       if (crashed) pids = c.pids();
@@ -412,6 +415,9 @@ async function main(): Promise<void> {
         const k = result.crash;
         log(`validator ${k.node}: killed at ${k.killed_at_s} s, started at ${k.restarted_at_s} s, ${k.caught_up ? 'caught up' : 'NOT caught up'} (head seqs ${k.head_seq.join(', ')}); ${figures.resent} calls sent again; the CPU below is the other three validators'`);
       }
+      const rounds = result.consensus.round_ended_by_qc;
+      const commits = result.consensus.proposal_to_commit;
+      if (rounds && commits) log(`consensus: a round ending with a QC p50 ${rounds.p50_ms} ms p90 ${rounds.p90_ms} ms; proposal → commit p50 ${commits.p50_ms} ms p90 ${commits.p90_ms} ms`);
       log(
         `${plan.warmup ? 'warm-up' : 'run'} ${plan.rate}/s: ${figures.final} of ${figures.offered} final (${figures.final_per_s}/s), submit → final p50 ${figures.submit_to_final_ms.p50} ms p99 ${figures.submit_to_final_ms.p99} ms; validators ${result.validators_cpu.cores} cores, ${msPerFinal} ms a final response; machine idle ${result.machine_idle_cores} cores`,
       );

@@ -35,7 +35,8 @@ export interface LoadOptions {
   senders: number;
 }
 
-const BREAKDOWN = {
+/** Where a transaction's time to finality goes, by the nodes' own histograms (also read by bench:verification). */
+export const BREAKDOWN = {
   mempool_to_proposal: 'ledger_mempool_to_proposal_seconds',
   proposal_to_qc: 'ledger_consensus_proposal_to_qc_seconds',
   qc_to_commit: 'ledger_consensus_qc_to_commit_seconds',
