@@ -175,9 +175,10 @@ async function main(): Promise<void> {
     };
     /** A call that reached no node (refused, reset: a node killed under it) goes again, elsewhere if it is still down. */
     const unreachable = (err: unknown): boolean => typeof (err as RpcError).code !== 'number';
-    const again = (rec: RequestRecord, retry: () => void): void => {
+    /** Counts a call sent again, and sends it `afterMs` later. */
+    const again = (rec: RequestRecord, retry: () => void, afterMs = 100): void => {
       rec.resent = (rec.resent ?? 0) + 1;
-      setTimeout(retry, 100);
+      setTimeout(retry, afterMs);
     };
     const present = (rec: RequestRecord, p: PreparedRequest): void => {
       rec.presentedAt ??= performance.now();
@@ -237,11 +238,9 @@ async function main(): Promise<void> {
             // sent again after its first node died, and on chain already
             void node.call<{ tx_hash: string } | null>('ledger_getVerificationRequest', [rec.requestId]).then((v) => v && accepted(rec, v.tx_hash), () => undefined);
           } else if (unreachable(err)) again(rec, () => submit(rec, p));
-          else if (data?.code === 'NONCE_TOO_HIGH') {
-            // an earlier request of this dApp died in a killed node's mempool: it is sent again (RESEND_AFTER_MS), then this one
-            rec.resent = (rec.resent ?? 0) + 1;
-            setTimeout(() => submit(rec, p), 1000);
-          } else rec.error ??= `submit: ${codeOf(err)}`;
+          // an earlier request of this dApp died in a killed node's mempool: it is sent again (RESEND_AFTER_MS), then this one
+          else if (data?.code === 'NONCE_TOO_HIGH') again(rec, () => submit(rec, p), 1000);
+          else rec.error ??= `submit: ${codeOf(err)}`;
         },
       );
     };
@@ -337,8 +336,7 @@ async function main(): Promise<void> {
         for (const [rec, at] of uncommitted) {
           if (performance.now() - at < RESEND_AFTER_MS) continue;
           uncommitted.set(rec, performance.now());
-          rec.resent = (rec.resent ?? 0) + 1;
-          submit(rec, byRequestId.get(rec.requestId)!.prepared);
+          again(rec, () => submit(rec, byRequestId.get(rec.requestId)!.prepared), 0);
         }
       }, 1000);
       for (let k = 0; k < records.length; ) {
