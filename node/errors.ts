@@ -13,6 +13,8 @@ export type ErrorKind =
   | 'disabled'
   /** a limit was exceeded (size, count) */
   | 'limit'
+  /** a service this depends on (a database server) cannot be reached now; the caller may retry */
+  | 'unavailable'
   /** a bug or a failing dependency */
   | 'internal';
 
@@ -30,6 +32,11 @@ export class LedgerError<D extends object = Record<string, unknown>> extends Err
 
 export function isLedgerError(err: unknown): err is LedgerError {
   return err instanceof LedgerError;
+}
+
+/** A dependency is down: a 503 with Retry-After on every surface, never a 500. */
+export function unavailable(code: string, message: string, data: { retryAfterSeconds: number } & Record<string, unknown>): LedgerError {
+  return new LedgerError(code, message, 'unavailable', data);
 }
 
 /** Shorthand for the common case: the input is invalid. */

@@ -129,6 +129,22 @@ export const MULTIADDRS: Rule = {
   fromString: (s) => s.split(',').map((a) => a.trim()).filter((a) => a.length > 0),
 };
 
+/** a URL of one of the protocols, with a host (credentials may be in it: never log it whole) */
+export function urlRule(protocols: readonly string[], what: string): Rule {
+  const check = (v: unknown): boolean => {
+    if (typeof v !== 'string') return false;
+    try {
+      const u = new URL(v);
+      return protocols.includes(u.protocol) && u.hostname.length > 0;
+    } catch {
+      return false;
+    }
+  };
+  return { what, check, fromString: (s) => s.trim() };
+}
+const POSTGRES_URL = urlRule(['postgres:', 'postgresql:'], 'a postgres:// URL (postgres://user:password@host:5432/database)');
+const REDIS_URL = urlRule(['redis:', 'rediss:'], 'a redis:// URL (redis://host:6379, rediss:// for TLS)');
+
 /** Every fixed leaf of the schema, by dotted path. Plugin sections also take free-form options. */
 export const RULES: Readonly<Record<string, Rule>> = {
   dataDir: PATH,
@@ -168,6 +184,10 @@ export const RULES: Readonly<Record<string, Rule>> = {
       [`plugins.${p}.port`, PORT],
     ]),
   ),
+  // the scale-out backends (docs/operators.md); unset, the plugins keep their data in the node's LevelDB
+  'plugins.relay.postgresUrl': POSTGRES_URL,
+  'plugins.relay.redisUrl': REDIS_URL,
+  'plugins.explorer.postgresUrl': POSTGRES_URL,
 };
 
 /**
@@ -194,6 +214,9 @@ export const SETTINGS: readonly Setting[] = [
     { path: `plugins.${p}.host`, env: `LEDGER_${p.toUpperCase()}_HOST`, flag: `${p}-host` },
     { path: `plugins.${p}.port`, env: `LEDGER_${p.toUpperCase()}_PORT`, flag: `${p}-port` },
   ]),
+  { path: 'plugins.relay.postgresUrl', env: 'LEDGER_RELAY_POSTGRES_URL', flag: 'relay-postgres-url' },
+  { path: 'plugins.relay.redisUrl', env: 'LEDGER_RELAY_REDIS_URL', flag: 'relay-redis-url' },
+  { path: 'plugins.explorer.postgresUrl', env: 'LEDGER_EXPLORER_POSTGRES_URL', flag: 'explorer-postgres-url' },
 ];
 
 /** `all`, `none`, or a comma-separated list of plugin names: exactly those are enabled */

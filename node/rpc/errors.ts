@@ -34,9 +34,10 @@ export const DEFAULT_RETRY_AFTER_MS = 1000;
  * - event_loop_lag: the event loop lags past the threshold, so writes are refused;
  * - verify_queue_full: the verification pool already holds its maximum of queued work;
  * - verification_backlog: this validator's committee has more presentation checks waiting than it
- *   takes new verification requests and presentations for.
+ *   takes new verification requests and presentations for;
+ * - dependency_unavailable: a server a plugin depends on (Postgres, Redis) cannot be reached.
  */
-export const BUSY_REASONS = ['mempool_full', 'sender_limit', 'overloaded', 'event_loop_lag', 'verify_queue_full', 'verification_backlog'] as const;
+export const BUSY_REASONS = ['mempool_full', 'sender_limit', 'overloaded', 'event_loop_lag', 'verify_queue_full', 'verification_backlog', 'dependency_unavailable'] as const;
 export type BusyReason = (typeof BUSY_REASONS)[number];
 
 export interface RpcErrorObject {
@@ -91,6 +92,7 @@ const KIND_TO_RPC: Record<ErrorKind, number> = {
   conflict: RPC_REJECTED,
   disabled: RPC_DISABLED,
   limit: RPC_LIMIT_EXCEEDED,
+  unavailable: RPC_BUSY, // answered by toRpcError as busy, with `reason` and `retryAfterMs`
   internal: RPC_INTERNAL_ERROR,
 };
 
@@ -100,10 +102,17 @@ const KIND_TO_HTTP: Record<ErrorKind, number> = {
   conflict: 409,
   disabled: 403,
   limit: 413,
+  unavailable: 503,
   internal: 500,
 };
 
 export const INTERNAL_MESSAGE = 'internal error';
+
+/** the wait an `unavailable` error asks for (its `retryAfterSeconds`), in ms */
+export function retryAfterMsOf(err: LedgerError): number {
+  const s = Number(err.data['retryAfterSeconds']);
+  return Number.isFinite(s) && s > 0 ? s * 1000 : DEFAULT_RETRY_AFTER_MS;
+}
 
 /** Data that cannot be encoded (bytes, cycles) is dropped, so an error response always goes out. */
 function encodable(data: unknown): boolean {
@@ -128,6 +137,9 @@ export function toRpcError(err: unknown, opts: { retryAfterMs?: number } = {}): 
     const { reason: bound, ...detail } = data;
     const e = busyError(busy, message, opts.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS, { code, ...detail, ...(bound === undefined ? {} : { bound }) });
     return { ...e, data: encodable(e.data) ? e.data : { code, reason: busy, retryAfterMs: e.data.retryAfterMs }, internal: false };
+  }
+  if (isLedgerError(err) && err.kind === 'unavailable') {
+    return { ...busyError('dependency_unavailable', err.message, retryAfterMsOf(err), { code: err.code }), internal: false };
   }
   if (err instanceof RpcMethodError) {
     const out: RpcErrorObject & { internal: boolean } = { code: err.code, message: err.message, internal: err.code === RPC_INTERNAL_ERROR };
@@ -176,6 +188,9 @@ export function problemFromError(err: unknown, opts: { instance?: string; errors
   if (busyReasonOf(err) !== undefined) {
     const e = err as LedgerError;
     return { problem: httpProblem(BUSY_HTTP_STATUS, e.message, { ...opts, code: e.code }), internal: false, headers: { 'retry-after': retryAfterHeader(DEFAULT_RETRY_AFTER_MS) } };
+  }
+  if (isLedgerError(err) && err.kind === 'unavailable') {
+    return { problem: httpProblem(503, err.message, { ...opts, code: err.code }), internal: false, headers: { 'retry-after': retryAfterHeader(retryAfterMsOf(err)) } };
   }
   if (isLedgerError(err) && err.kind !== 'internal') {
     return { problem: httpProblem(KIND_TO_HTTP[err.kind], err.message, { ...opts, code: err.code }), internal: false };

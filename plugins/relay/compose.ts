@@ -9,17 +9,21 @@ import type { WebhookOutbox } from '../common/webhooks/outbox.js';
 import { RelayEvents } from './core/events.js';
 import { GateService, type BbsVerifier } from './core/gates.js';
 import { MediationService } from './core/mediations.js';
-import { RateLimiter } from './core/rate-limit.js';
 import { ResolutionService } from './core/resolutions.js';
 import type { RelayServices } from './core/services.js';
 import { SettingsService } from './core/settings.js';
+import { createMemoryCoordination } from './coordination/memory.js';
+import { createRedisCoordination } from './coordination/redis.js';
+import { REPLAY_WINDOW_MS, type Coordination } from './coordination/types.js';
 import { createLevelRelayStore } from './store/level.js';
 import { DidResolver } from './wire/dids/resolver.js';
 import { mediatorIdentity } from './wire/identity.js';
 
 /**
- * Builds the relay's services in dependency order: store, settings, events, resolver, gates,
- * mediations, delivery. The plugin's start() and the tests use the same function.
+ * Builds the relay's services in dependency order: store, coordination, settings, events,
+ * resolver, gates, mediations, delivery. The plugin's start() and the tests use the same
+ * function. The backends follow the config (docs/relay.md, "Backends"): the node's LevelDB and
+ * this process's memory by default, Postgres and Redis when their URLs are set.
  */
 
 export interface ComposeInput {
@@ -36,6 +40,13 @@ export interface ComposeInput {
 export async function createRelayServices(input: ComposeInput): Promise<RelayServices & { resolver: DidResolver }> {
   const now = input.now ?? Date.now;
   const store = createLevelRelayStore(input.db, { now });
+  let coordination: Coordination;
+  try {
+    coordination = await openCoordination(input, now);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const seed = await store.secret('mediator-ed25519-seed', () => randomBytes(32));
   const identity = mediatorIdentity(seed);
   const settings = new SettingsService(store.documents, input.config.defaults);
@@ -49,7 +60,7 @@ export async function createRelayServices(input: ComposeInput): Promise<RelaySer
   });
   const resolutions = new ResolutionService({ resolver, events, now });
   const gates = new GateService({ docs: store.documents, chain: input.chain, network: input.network, verifyBbs: input.verifyBbs });
-  const delivery = new DeliveryService({ store, settings, events, log: input.log, now });
+  const delivery = new DeliveryService({ store, arrivals: coordination.arrivals, settings, events, log: input.log, now });
   const checkKey = async (key: string): Promise<string | null> => {
     const r = await resolutions.resolve(key, { fresh: false });
     return r.active ? null : (r.error ?? 'the DID is not active');
@@ -76,10 +87,32 @@ export async function createRelayServices(input: ComposeInput): Promise<RelaySer
     mediations,
     delivery,
     resolutions,
-    limiter: new RateLimiter({ now }),
+    coordination,
     identity,
     log: input.log,
     now,
     resolver,
+  };
+}
+
+function openCoordination(input: ComposeInput, now: () => number): Promise<Coordination> {
+  const { redisUrl } = input.config;
+  if (!redisUrl) return Promise.resolve(createMemoryCoordination({ now, replayWindowMs: REPLAY_WINDOW_MS }));
+  return createRedisCoordination({
+    url: redisUrl,
+    prefix: `ledger:relay:${input.network}:`,
+    replayWindowMs: REPLAY_WINDOW_MS,
+    onError: quietly(input.log, now),
+  });
+}
+
+/** a Redis that is down reports on every reconnect attempt: one warning per cause every 30 s */
+function quietly(log: Logger, now: () => number): (err: unknown, what: string) => void {
+  const last = new Map<string, number>();
+  return (err, what) => {
+    const at = now();
+    if (at - (last.get(what) ?? -Infinity) < 30_000) return;
+    last.set(what, at);
+    log.warn({ err }, `${what} failed (repeats within 30 s are not logged)`);
   };
 }

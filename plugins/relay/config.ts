@@ -31,9 +31,13 @@ export interface RelayConfig {
   defaults: TenantSettings;
   /** how often the retention sweeper runs */
   sweepIntervalMs: number;
+  /** records in this Postgres instead of the node's LevelDB (docs/relay.md, "Backends") */
+  postgresUrl: string | undefined;
+  /** rate limits, replay window and live fan-out shared through this Redis; needs postgresUrl */
+  redisUrl: string | undefined;
 }
 
-const KNOWN = new Set(['enabled', 'host', 'port', 'publicUrl', 'maxEnvelopeBytes', 'cryptoThreads', 'cryptoQueue', 'maxLiveConnections', 'maxLiveConnectionsPerIp', 'resolverTtlMs', 'oidc', 'errorsBase', 'rateLimitPerDidPerMin', 'retentionSeconds', 'purgeOnAck', 'manualApproval', 'sweepIntervalMs']);
+const KNOWN = new Set(['enabled', 'host', 'port', 'publicUrl', 'maxEnvelopeBytes', 'cryptoThreads', 'cryptoQueue', 'maxLiveConnections', 'maxLiveConnectionsPerIp', 'resolverTtlMs', 'oidc', 'errorsBase', 'rateLimitPerDidPerMin', 'retentionSeconds', 'purgeOnAck', 'manualApproval', 'sweepIntervalMs', 'postgresUrl', 'redisUrl']);
 
 const { int, bool, url, onlyKnown } = configValues('plugins.relay');
 
@@ -48,6 +52,10 @@ export function parseRelayConfig(section: PluginConfig): RelayConfig {
     oidc = { issuer: url(o.issuer, 'oidc.issuer'), audience: o.audience };
   }
   const cores = availableParallelism();
+  const postgresUrl = section.postgresUrl === undefined ? undefined : url(section.postgresUrl, 'postgresUrl', ['postgres:', 'postgresql:']);
+  const redisUrl = section.redisUrl === undefined ? undefined : url(section.redisUrl, 'redisUrl', ['redis:', 'rediss:']);
+  // instances that share a Redis must share their records too: each LevelDB is one process's own
+  if (redisUrl && !postgresUrl) throw invalid('CONFIG_INVALID', 'plugins.relay.redisUrl needs plugins.relay.postgresUrl: several relay instances share their records in Postgres, not in a node\'s LevelDB');
   return {
     publicUrl: section.publicUrl === undefined ? undefined : url(section.publicUrl, 'publicUrl'),
     maxEnvelopeBytes: int(section.maxEnvelopeBytes, 'maxEnvelopeBytes', 256 * 1024, 1024, 16 * 1024 * 1024),
@@ -65,5 +73,7 @@ export function parseRelayConfig(section: PluginConfig): RelayConfig {
       manualApproval: bool(section.manualApproval, 'manualApproval', false),
     }),
     sweepIntervalMs: int(section.sweepIntervalMs, 'sweepIntervalMs', 30_000, 100, 3_600_000),
+    postgresUrl,
+    redisUrl,
   };
 }

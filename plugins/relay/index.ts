@@ -86,6 +86,7 @@ export function createRelay(): Plugin {
       void sweep();
       stopServices = async () => {
         await services.delivery.flushLog();
+        await services.coordination.close();
         await services.store.close();
       };
       ctx.log.info({ did: services.identity.did, endpoint: endpoint(), crypto_threads: config.cryptoThreads }, 'relay ready');

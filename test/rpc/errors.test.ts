@@ -1,5 +1,6 @@
 import t from 'tap';
-import { LedgerError } from '../../node/errors.js';
+import { LedgerError, unavailable } from '../../node/errors.js';
+import { toProblem } from '../../plugins/common/http/problems.js';
 import { busyReasonOf, problemFromError, retryAfterHeader, RPC_BUSY, toRpcError } from '../../node/rpc/errors.js';
 
 t.test('Retry-After is whole seconds, rounded up, at least 1', async (t) => {
@@ -35,4 +36,22 @@ t.test('REST: busy is a 503 Problem with Retry-After; other limits a 413', async
   const limit = problemFromError(new LedgerError('TX_TOO_LARGE', 'too large', 'limit'));
   t.match(limit, { problem: { status: 413, code: 'TX_TOO_LARGE' }, internal: false });
   t.equal(limit.headers, undefined);
+});
+
+t.test('a dependency that is down is busy on JSON-RPC and a 503 with Retry-After on REST, never internal', async (t) => {
+  const down = unavailable('RELAY_REDIS_UNAVAILABLE', 'Redis at redis://127.0.0.1:6379 cannot be reached', { retryAfterSeconds: 2 });
+  t.same(toRpcError(down), {
+    code: RPC_BUSY,
+    message: 'Redis at redis://127.0.0.1:6379 cannot be reached',
+    data: { code: 'RELAY_REDIS_UNAVAILABLE', reason: 'dependency_unavailable', retryAfterMs: 2000 },
+    internal: false,
+  });
+  const rest = problemFromError(down);
+  t.equal(rest.problem.status, 503);
+  t.equal(rest.problem.code, 'RELAY_REDIS_UNAVAILABLE');
+  t.same(rest.headers, { 'retry-after': '2' });
+  t.equal(rest.internal, false);
+  const plugin = toProblem(down, 'https://errors.test', '/x', 'relay');
+  t.equal(plugin.body.status, 503, "the plugins' Problem mapping agrees");
+  t.same(plugin.headers, { 'retry-after': '2' });
 });

@@ -3,7 +3,7 @@ import { isLedgerError, LedgerError, type ErrorKind } from '../../../node/errors
 /**
  * The stable codes of the auth helpers, and the HTTP status each one asks for.
  *
- * No LedgerError kind maps to 401, 502 or 503 (node/rpc/errors.ts KIND_TO_HTTP), so every auth
+ * No LedgerError kind maps to 401 or 502 (node/rpc/errors.ts KIND_TO_HTTP), so every auth
  * error carries the status it wants in `data.status`. A route reads it with `authFailure()` and
  * answers with that status; an auth error that escapes to the HTTP server unhandled still gets a
  * status from its kind (400 for a bad token, 409 for an unusable provider), never a silent 200.

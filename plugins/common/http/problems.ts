@@ -2,6 +2,7 @@ import { isLedgerError } from '../../../node/errors.js';
 import { isBodyTooLarge } from '../../../node/http/body.js';
 import type { RequestContext } from '../../../node/http/server.js';
 import { stringifyJson } from '../../../node/protocol/json.js';
+import { retryAfterHeader, retryAfterMsOf } from '../../../node/rpc/errors.js';
 import { authFailure } from '../auth/errors.js';
 
 /**
@@ -99,6 +100,8 @@ export function toProblem(err: unknown, errorsBase: string, instance: string, re
         return { body: make('payload-too-large', err.message, { code: err.code }), headers: {}, internal: false };
       case 'disabled':
         return { body: make('unavailable', err.message, { code: err.code }), headers: {}, internal: false };
+      case 'unavailable':
+        return { body: make('unavailable', err.message, { code: err.code }), headers: { 'retry-after': retryAfterHeader(retryAfterMsOf(err)) }, internal: false };
       default:
         break;
     }

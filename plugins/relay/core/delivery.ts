@@ -1,4 +1,5 @@
 import type { Logger } from '../../../node/logging.js';
+import type { Arrival, ArrivalBus } from '../coordination/types.js';
 import type { LogEntry, Mediation, MessageRecord, RelayStore } from '../store/types.js';
 import type { RelayEvents } from './events.js';
 import type { SettingsService } from './settings.js';
@@ -7,13 +8,14 @@ import type { SettingsService } from './settings.js';
  * The message queue as the protocols use it: accept a forward (durable before the caller
  * answers), hand pending messages to pickup or to a live connection, acknowledge, fail and
  * expire them. Live connections subscribe to their mediation and are told when something arrives
- * for any of its keys, including keys registered after the connection went live.
+ * for any of its keys, including keys registered after the connection went live, on whichever
+ * instance it arrived (the ArrivalBus).
  * The delivery log is buffered and written at most a second later: it is a record for operators,
  * not a guarantee, and losing its last second in a crash loses no message.
  */
 
 /** told of each message accepted for a mediation, with its body, once it is stored */
-export type ArrivalListener = (arrival: Pending) => void;
+export type ArrivalListener = (arrival: Arrival) => void;
 
 export interface Pending {
   record: MessageRecord;
@@ -24,14 +26,12 @@ const LOG_FLUSH_MS = 1000;
 const LOG_BUFFER_MAX = 500;
 
 export class DeliveryService {
-  /** mediation id → live connections listening */
-  private listeners = new Map<string, Set<ArrivalListener>>();
   private logBuffer: Omit<LogEntry, 'id'>[] = [];
   private logTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly deps: { store: RelayStore; settings: SettingsService; events: RelayEvents; log: Logger; now: () => number },
+    private readonly deps: { store: RelayStore; arrivals: ArrivalBus; settings: SettingsService; events: RelayEvents; log: Logger; now: () => number },
   ) {}
 
   async accept(mediation: Mediation, recipient: string, sender: string | null, body: Uint8Array): Promise<MessageRecord> {
@@ -42,24 +42,18 @@ export class DeliveryService {
     store.counters.add(mediation.tenantId, 'received', at);
     this.note(mediation.tenantId, recipient, `queued ${record.id} (${body.length} bytes) for ${recipient}`);
     await events.emit(mediation.tenantId, 'message.queued', { messageId: record.id, recipient, sender, size: body.length, mediationId: mediation.id });
-    for (const listener of this.listeners.get(mediation.id) ?? []) listener({ record, body });
+    await this.deps.arrivals.publish({ mediationId: mediation.id, record, body });
     return record;
   }
 
   /** `listener` hears of every message accepted for a key of the mediation */
   subscribe(mediationId: string, listener: ArrivalListener): () => void {
-    let set = this.listeners.get(mediationId);
-    if (!set) this.listeners.set(mediationId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.listeners.delete(mediationId);
-    };
+    return this.deps.arrivals.subscribe(mediationId, listener);
   }
 
-  /** mediations with at least one live connection */
+  /** mediations with at least one live connection on this instance */
   liveMediations(): number {
-    return this.listeners.size;
+    return this.deps.arrivals.listening;
   }
 
   /** pending messages with their bodies, oldest first; `after` skips ids up to it */

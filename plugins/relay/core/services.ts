@@ -1,12 +1,12 @@
 import type { Logger } from '../../../node/logging.js';
 import type { ChainView } from '../../../node/plugins/chain-view.js';
 import type { RelayConfig } from '../config.js';
+import type { Coordination } from '../coordination/types.js';
 import type { RelayStore } from '../store/types.js';
 import type { WebhookOutbox } from '../../common/webhooks/outbox.js';
 import type { RelayEvents } from './events.js';
 import type { GateService } from './gates.js';
 import type { MediationService } from './mediations.js';
-import type { RateLimiter } from './rate-limit.js';
 import type { SettingsService } from './settings.js';
 import type { DeliveryService } from './delivery.js';
 import type { ResolutionService } from './resolutions.js';
@@ -25,7 +25,8 @@ export interface RelayServices {
   readonly mediations: MediationService;
   readonly delivery: DeliveryService;
   readonly resolutions: ResolutionService;
-  readonly limiter: RateLimiter;
+  /** rate limits, the replay window and live fan-out, shared by the instances */
+  readonly coordination: Coordination;
   readonly identity: MediatorIdentity;
   readonly log: Logger;
   now(): number;

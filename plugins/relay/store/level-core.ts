@@ -1,7 +1,11 @@
 import type { AbstractSublevel } from 'abstract-level';
-import { LedgerError, invalid } from '../../../node/errors.js';
+import { LedgerError } from '../../../node/errors.js';
 import type { BinarySublevel } from '../../../node/state/db.js';
+import { Mutex, SEP } from './shared.js';
 import type { KeylistEntry, LogEntry, Mediation, MessageProtocol, MessageRecord, MessageState } from './types.js';
+
+// the level-* modules take the checks and ids both backends share from here
+export { IdGen, MAX_TIME, Mutex, SEP, int, part, parts } from './shared.js';
 
 /**
  * What the LevelDB relay store's parts share: the child sublevels of the plugin's namespace, the
@@ -31,8 +35,6 @@ import type { KeylistEntry, LogEntry, Mediation, MessageProtocol, MessageRecord,
  * Counts are read-modify-written, so every write runs under one lock (`Core.write`) and goes to
  * LevelDB as one batch: a transition and the counts it changes are atomic.
  */
-
-export const SEP = '\x00';
 
 export type Sub<V> = AbstractSublevel<BinarySublevel, any, string, V>;
 
@@ -76,26 +78,6 @@ function openSubs(db: BinarySublevel): Subs {
   return out as unknown as Subs;
 }
 
-/** Refuses a key part that is not a string or holds the separator. */
-export function part(what: string, value: unknown): string {
-  if (typeof value !== 'string') throw invalid('RELAY_BAD_KEY', `${what} must be a string`, { field: what });
-  if (value.includes(SEP)) throw invalid('RELAY_BAD_KEY', `${what} must not contain a NUL character`, { field: what });
-  return value;
-}
-
-export function parts(what: string, values: readonly string[]): string[] {
-  if (!Array.isArray(values)) throw invalid('RELAY_BAD_KEY', `${what} must be an array of strings`, { field: what });
-  return [...new Set(values.map((v) => part(what, v)))];
-}
-
-/** A non-negative integer below `max` (a count, a limit, a time in ms). */
-export function int(what: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= max) {
-    throw invalid('RELAY_BAD_NUMBER', `${what} must be an integer from 0 below ${max}`, { field: what });
-  }
-  return value;
-}
-
 /** Every key whose first parts are `p`: [p·, p\x01). */
 export function under(...p: string[]): { gte: string; lt: string } {
   const prefix = p.join(SEP);
@@ -104,55 +86,6 @@ export function under(...p: string[]): { gte: string; lt: string } {
 
 export const join = (...p: string[]): string => p.join(SEP);
 export const pad = (n: number, width: number): string => String(n).padStart(width, '0');
-/** times in ms fit 13 decimal digits until the year 2286; ids hold 12 hex digits (2^48 ms) */
-export const MAX_TIME = 2 ** 48;
-
-const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
-const randomHex4 = (): string => hex(Math.floor(Math.random() * 0x10000), 4);
-
-/**
- * Ids that sort by time: `<prefix><12 hex ms><6 hex counter><4 hex random>`. `monotonic` ids never
- * go backwards in this process (a clock step back reuses the last ms with the next counter), so
- * their key order is the order they were made in. Otherwise the ms is the one given (a log entry's
- * `at`) and the counter orders ids of the same ms.
- */
-export class IdGen {
-  private lastMs = -1;
-  private seq = Math.floor(Math.random() * 0x1000000);
-
-  constructor(
-    private readonly prefix: string,
-    private readonly monotonic: boolean,
-  ) {}
-
-  next(ms: number): string {
-    ms = Math.floor(int('the time of an id', ms, MAX_TIME));
-    if (this.monotonic) {
-      if (ms > this.lastMs) {
-        this.lastMs = ms;
-        this.seq = 0;
-      } else if (++this.seq > 0xffffff) {
-        this.lastMs++;
-        this.seq = 0;
-      }
-      ms = this.lastMs;
-    } else {
-      this.seq = (this.seq + 1) & 0xffffff;
-    }
-    return `${this.prefix}${hex(ms, 12)}${hex(this.seq, 6)}${randomHex4()}`;
-  }
-}
-
-/** Runs functions one at a time, in call order. */
-export class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(fn);
-    this.tail = result.catch(() => undefined);
-    return result;
-  }
-}
 
 type Op = { type: 'put'; sublevel: Sub<any>; key: string; value: unknown } | { type: 'del'; sublevel: Sub<any>; key: string };
 

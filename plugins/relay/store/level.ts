@@ -35,6 +35,7 @@ export function createLevelRelayStore(db: BinarySublevel, opts: LevelRelayStoreO
   const counters = new LevelCounters(core, opts.counterFlushMs ?? 5000, opts.onError ?? (() => undefined));
   let closing: Promise<void> | undefined;
   return {
+    backend: 'leveldb',
     mediations: new LevelMediationRepo(core),
     messages: new LevelMessageQueue(core),
     documents: new LevelDocumentRepo(core),

@@ -157,6 +157,8 @@ export interface Counters {
 }
 
 export interface RelayStore {
+  /** `leveldb` or `postgres`, as health reports it */
+  readonly backend: string;
   readonly mediations: MediationRepo;
   readonly messages: MessageQueue;
   readonly documents: DocumentRepo;

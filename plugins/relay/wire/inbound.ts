@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isLedgerError } from '../../../node/errors.js';
 import type { Logger } from '../../../node/logging.js';
 import type { RelayServices } from '../core/services.js';
 import { WIRE_TENANT } from '../core/settings.js';
@@ -8,7 +9,6 @@ import { CodecBusyError, type Codec } from './codec.js';
 import { didcommErrorText, type DIDDoc, type IMessage, type Unpacked } from './didcomm.js';
 import type { DidResolver } from './dids/resolver.js';
 import { didOf, inspectEnvelope } from './envelope.js';
-import { ReplayGuard } from './replay.js';
 
 /**
  * One envelope through the relay, whatever carried it (POST /didcomm or a live WebSocket):
@@ -35,27 +35,31 @@ export interface WireProblem {
   headers?: Record<string, string>;
 }
 
-const REPLAY_WINDOW_MS = 10 * 60_000;
-
 export class InboundPipeline {
-  private replay: ReplayGuard;
-
   constructor(
     private readonly services: RelayServices,
     private readonly codec: Codec,
     private readonly resolver: DidResolver,
     private readonly endpoint: () => string,
     private readonly log: Logger,
-  ) {
-    this.replay = new ReplayGuard({ windowMs: REPLAY_WINDOW_MS, max: 200_000, now: services.now });
-  }
+  ) {}
 
   /** the mediator's own document, with its service, as its resolution answers */
   ownDocument(): DIDDoc {
     return this.services.identity.document(this.endpoint());
   }
 
+  /** A store or Redis that cannot be reached is a 503 with Retry-After, never a 500. */
   async handle(text: string, channel: LiveChannel | null): Promise<WireAnswer | WireProblem> {
+    try {
+      return await this.process(text, channel);
+    } catch (err) {
+      if (!isLedgerError(err) || err.kind !== 'unavailable') throw err;
+      return { status: 503, code: err.code, detail: err.message, headers: { 'retry-after': String(err.data['retryAfterSeconds'] ?? 1) } };
+    }
+  }
+
+  private async process(text: string, channel: LiveChannel | null): Promise<WireAnswer | WireProblem> {
     const { services } = this;
     let header;
     try {
@@ -72,7 +76,8 @@ export class InboundPipeline {
     const limit = (await services.settings.get(WIRE_TENANT)).rateLimitPerDidPerMin;
     if (senderDid) {
       // a claimed sender already over its limit is refused before any crypto; only a proved one is counted
-      if (services.limiter.current(senderDid) >= limit) return this.tooMany(senderDid, limit, services.limiter.retryAfter(senderDid));
+      const used = await services.coordination.limiter.peek(senderDid);
+      if (used.count >= limit) return this.tooMany(senderDid, limit, used.retryAfter);
       const doc = await this.resolver.resolve(senderDid);
       if (!doc) return { status: 400, code: 'SENDER_UNRESOLVABLE', detail: `the sender ${senderDid.slice(0, 200)} cannot be resolved, so its authcrypt envelope cannot be decrypted` };
       docs[senderDid] = doc;
@@ -90,9 +95,9 @@ export class InboundPipeline {
     if (typeof message.id !== 'string' || message.id.length === 0 || message.id.length > 200) return { status: 400, code: 'MESSAGE_INVALID', detail: 'the message has no id' };
     const expires = (message as { expires_time?: unknown }).expires_time;
     if (typeof expires === 'number' && expires * 1000 < services.now()) return { status: 400, code: 'MESSAGE_EXPIRED', detail: 'the message expired (expires_time is past)' };
-    if (!this.replay.firstSeen(sender ?? claimedFrom, message.id)) return { status: 409, code: 'MESSAGE_REPLAYED', detail: `message ${message.id.slice(0, 100)} was already received` };
+    if (!(await services.coordination.replay.firstSeen(sender ?? claimedFrom, message.id))) return { status: 409, code: 'MESSAGE_REPLAYED', detail: `message ${message.id.slice(0, 100)} was already received` };
     if (sender) {
-      const verdict = services.limiter.hit(sender, limit);
+      const verdict = await services.coordination.limiter.hit(sender, limit);
       if (!verdict.allowed) return this.tooMany(sender, limit, verdict.retryAfter);
     }
     const inbound: Inbound = { message, sender, claimedFrom, channel };

@@ -23,6 +23,8 @@ const MAX_QUEUED_FRAMES = 32;
 const PUSH_BATCH = 100;
 /** arrivals kept in memory for the next push; past it the connection reads the store instead */
 const MAX_ARRIVALS = 2000;
+/** ids remembered as pushed on one socket, so an arrival the store read already pushed is not sent twice */
+const MAX_PUSHED = 10_000;
 const PENDING = new Set(['queued', 'delivered', 'live-delivered']);
 
 export class LiveServer {
@@ -95,8 +97,14 @@ class LiveConnection implements LiveChannel {
   private replyTo = '';
   private pushing = false;
   private again = false;
-  /** the newest message id pushed on this socket: later pushes start after it (ids sort by arrival) */
+  /** the newest message id read from the store on this socket: the next read starts after it */
   private cursor: string | undefined;
+  /**
+   * What this socket pushed, oldest first. Arrivals are checked against it rather than against
+   * the cursor: two relay instances make ids on their own clocks, so an arrival from another
+   * instance may sort below one pushed already.
+   */
+  private pushed = new Set<string>();
   /**
    * Messages accepted since live mode began, pushed straight from memory. The store is read
    * instead (`backlog`) for what waited before, and when arrivals outran the socket.
@@ -192,7 +200,7 @@ class LiveConnection implements LiveChannel {
             break;
           }
           await new Promise<void>((resolve, reject) => this.ws.send(packed, (err) => (err ? reject(err) : resolve())));
-          this.cursor = batch[batch.length - 1]!.record.id;
+          this.remember(batch);
           await this.services.delivery.delivered(batch.map((p) => p.record).filter((r) => r.state === 'queued'), 'live-delivered');
         }
       } while (this.again);
@@ -203,16 +211,29 @@ class LiveConnection implements LiveChannel {
     }
   }
 
-  /** the next messages to push, oldest first, all after the cursor */
-  private async nextBatch(): Promise<Pending[]> {
-    const after = (p: Pending) => this.cursor === undefined || p.record.id > this.cursor;
-    if (this.backlog) {
-      const keys = this.fixedKeys ?? (await mediationKeys(this.services, this.mediationId));
-      const batch = await this.services.delivery.collect(keys, PUSH_BATCH, this.cursor);
-      if (batch.length > 0) return batch;
-      this.backlog = false;
+  private remember(batch: readonly Pending[]): void {
+    for (const p of batch) this.pushed.add(p.record.id);
+    for (const id of this.pushed) {
+      if (this.pushed.size <= MAX_PUSHED) break;
+      this.pushed.delete(id);
     }
-    this.arrivals = this.arrivals.filter(after);
+  }
+
+  /** the next messages to push, oldest first, none pushed on this socket before */
+  private async nextBatch(): Promise<Pending[]> {
+    const fresh = (p: Pending) => !this.pushed.has(p.record.id);
+    while (this.backlog) {
+      const keys = this.fixedKeys ?? (await mediationKeys(this.services, this.mediationId));
+      const read = await this.services.delivery.collect(keys, PUSH_BATCH, this.cursor);
+      if (read.length === 0) {
+        this.backlog = false;
+        break;
+      }
+      this.cursor = read[read.length - 1]!.record.id;
+      const batch = read.filter(fresh);
+      if (batch.length > 0) return batch;
+    }
+    this.arrivals = this.arrivals.filter(fresh);
     const batch = this.arrivals.splice(0, PUSH_BATCH);
     // one acknowledged meanwhile (by a pickup over HTTP) is never delivered again
     const current = await Promise.all(batch.map(async (p) => ({ body: p.body, record: await this.services.store.messages.get(p.record.id) })));

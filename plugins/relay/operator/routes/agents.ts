@@ -11,7 +11,7 @@ import { facts } from './mediations.js';
  */
 
 export function mountAgents({ router, services, now }: RouteDeps): void {
-  const { store, limiter, settings } = services;
+  const { store, coordination, settings } = services;
 
   router.add('GET', '/v1/agents', 'read', async (req) => {
     onlyQuery(req.query, []);
@@ -22,7 +22,7 @@ export function mountAgents({ router, services, now }: RouteDeps): void {
     return Promise.all(
       list.map(async (m) => {
         const f = await facts(store, m);
-        const ratePerMin = limiter.current(m.recipientDid);
+        const ratePerMin = (await coordination.limiter.peek(m.recipientDid)).count;
         const lastSeen = Math.max(m.updatedAt, f.lastAdded ?? 0, ratePerMin > 0 ? at : 0);
         return {
           did: m.recipientDid,

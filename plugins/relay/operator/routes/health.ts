@@ -5,11 +5,12 @@ import { type RouteDeps } from '../router.js';
 
 /**
  * GET /health and /v1/health, no credential (seed 000 "Health"). The check names are the
- * contract's; each says what it really probes in `backend`:
- *   - `postgres`: the record store (mediations, documents, keys), which a Postgres backend would
- *     replace: one document written and read back in the relay's embedded LevelDB;
- *   - `redis`: the queue and the limiter, which a Redis backend would replace: a pending count on
- *     a probe key and the in-process limiter;
+ * contract's; each says what it really probes in `backend` (docs/relay.md, "Backends"):
+ *   - `postgres`: the record store (mediations, messages, documents, keys): one document written
+ *     and read back, and a pending count read, in Postgres (`backend: "postgres"`) or, on the
+ *     embedded default, in the relay's LevelDB (`backend: "leveldb"`);
+ *   - `redis`: what the instances share (rate limits, replay window, live fan-out): a PING to
+ *     Redis (`backend: "redis"`) or, on one instance, the in-process limiter (`in-process`);
  *   - `ledgerRpc`: the chain the relay routes by, in process: the head is there and its block
  *     readable (`height`, `headAgeMs` say how fresh it is; an old head does not fail the check).
  * `status` is `ok`, or `degraded` with HTTP 503 when any check fails. `ms` is measured.
@@ -45,21 +46,19 @@ async function timed(backend: string, probe: () => Promise<Record<string, unknow
 }
 
 export function mountHealth({ router, services, version, now }: RouteDeps): void {
-  const { store, chain, limiter } = services;
+  const { store, chain, coordination } = services;
 
   const handler = async () => {
     const [postgres, redis, ledgerRpc] = await Promise.all([
-      timed('leveldb', async () => {
+      timed(store.backend, async () => {
         const nonce = randomBytes(8).toString('hex');
         await store.documents.put(PROBE_TENANT, 'probe', 'store', { nonce, at: now() });
         const back = await store.documents.get<{ nonce: string }>(PROBE_TENANT, 'probe', 'store');
         if (back?.nonce !== nonce) throw new Error('the probe document did not read back');
-      }),
-      timed('in-process', async () => {
         const pending = await store.messages.countPending(['did:probe:health']);
         if (!Number.isInteger(pending)) throw new Error('the queue answered no count');
-        limiter.current('did:probe:health');
       }),
+      timed(coordination.backend, () => coordination.ping()),
       timed('in-process', async () => {
         const head = chain.head();
         if (!head) throw new Error('the chain has no head yet');

@@ -15,7 +15,7 @@ t.test('tenant isolation on every route', async (t) => {
   await h.services.delivery.accept(mediation, keys[1]!, null, new Uint8Array(5));
   await h.services.delivery.delivered([rec], 'delivered');
   await h.services.delivery.flushLog();
-  h.services.limiter.hit(mediation.recipientDid, 100);
+  await h.services.coordination.limiter.hit(mediation.recipientDid, 100);
   const policy = (await h.req('POST', '/v1/policies', { token: a, body: { name: 'kyc', credentialType: 'KYCCredential' } })).body;
   const keyA = await h.apiKey(TENANT_A, 'full');
   t.equal((await h.req('PUT', '/v1/webhooks', { token: a, body: { url: hook.url, events: ['resolution.failed', 'message.queued'] } })).status, 201);

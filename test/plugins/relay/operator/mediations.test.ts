@@ -77,8 +77,8 @@ t.test('agents: one per mediation, offline, the limiter count and the tenant lim
   const token = await h.session(TENANT_A);
   await h.services.settings.update(TENANT_A, { rateLimitPerDidPerMin: 42 });
   const { mediation, keys } = await h.mediation(TENANT_A, { keys: 1 });
-  h.services.limiter.hit(mediation.recipientDid, 42);
-  h.services.limiter.hit(mediation.recipientDid, 42);
+  await h.services.coordination.limiter.hit(mediation.recipientDid, 42);
+  await h.services.coordination.limiter.hit(mediation.recipientDid, 42);
   await h.services.delivery.accept(mediation, keys[0]!, null, new Uint8Array(4));
   const res = await h.req('GET', '/v1/agents', { token });
   t.equal(res.status, 200);

@@ -1,8 +1,9 @@
 /**
- * Remembers recent (sender, message id) pairs so that a replayed envelope is refused. Bounded:
- * ids older than the window, or past the size cap (oldest first), are forgotten.
+ * Remembers recent (sender, message id) pairs so that a replayed envelope is refused, on one
+ * instance. Bounded: ids older than the window, or past the size cap (oldest first), are
+ * forgotten. Several instances share the window in Redis instead.
  */
-export class ReplayGuard {
+export class ReplayWindow {
   private seen = new Map<string, number>();
 
   constructor(private readonly opts: { windowMs: number; max: number; now: () => number }) {}

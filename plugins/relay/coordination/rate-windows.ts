@@ -1,21 +1,15 @@
-/**
- * The per-DID envelope limit (`rate_limit_per_did_per_min`), checked before dispatch. A fixed
- * one-minute window per DID, in memory: a restart forgives the current minute, which is the
- * right trade for a limit that guards CPU, not money. Idle DIDs are dropped so a flood of
- * distinct senders cannot grow the map without bound.
- */
+import type { RateVerdict } from './types.js';
 
-export interface RateVerdict {
-  allowed: boolean;
-  /** seconds until the window resets (for Retry-After) */
-  retryAfter: number;
-  /** envelopes counted in the current window, this one included */
-  count: number;
-}
+/**
+ * The per-DID envelope limit of one instance (`rate_limit_per_did_per_min`): a fixed one-minute
+ * window per DID, in memory. A restart forgives the current minute, which is the right trade for
+ * a limit that guards CPU, not money. Idle DIDs are dropped so a flood of distinct senders cannot
+ * grow the map without bound. Several instances share their windows in Redis instead.
+ */
 
 const WINDOW_MS = 60_000;
 
-export class RateLimiter {
+export class RateWindows {
   private windows = new Map<string, { start: number; count: number }>();
 
   constructor(private readonly opts: { now?: () => number; maxKeys?: number } = {}) {}

@@ -1,9 +1,9 @@
 import t from 'tap';
-import { RateLimiter } from '../../../../plugins/relay/core/rate-limit.js';
+import { RateWindows } from '../../../../plugins/relay/coordination/rate-windows.js';
 
 t.test('a fixed one-minute window per DID', async (t) => {
   let now = 1_000_000;
-  const limiter = new RateLimiter({ now: () => now });
+  const limiter = new RateWindows({ now: () => now });
   for (let i = 1; i <= 3; i++) t.match(limiter.hit('did:a', 3), { allowed: true, count: i });
   t.match(limiter.hit('did:a', 3), { allowed: false, retryAfter: 60 }, 'the fourth in the minute is refused');
   t.equal(limiter.current('did:a'), 3, 'refusals are not counted');
@@ -18,7 +18,7 @@ t.test('a fixed one-minute window per DID', async (t) => {
 
 t.test('idle DIDs are forgotten when the map is full', async (t) => {
   let now = 0;
-  const limiter = new RateLimiter({ now: () => now, maxKeys: 2 });
+  const limiter = new RateWindows({ now: () => now, maxKeys: 2 });
   limiter.hit('did:a', 10);
   limiter.hit('did:b', 10);
   now = 61_000;
