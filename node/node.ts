@@ -217,6 +217,8 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
         network: genesis.network,
         version: packageVersion(),
         startedAtMs: Date.now(),
+        genesis,
+        p2p: () => ({ peerId: network.peerId, addresses: network.listenAddrs() }),
         store,
         mempool,
         allowSubjectEnumeration: config.rpcAllowSubjectEnumeration,

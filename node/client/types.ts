@@ -32,6 +32,8 @@ export interface NodeInfo {
   version: string;
   uptime_seconds: number;
   rss_bytes: number;
+  /** the node's libp2p identity and listen multiaddrs; absent on a node without a network */
+  p2p?: { peer_id: string; addresses: string[] };
 }
 
 /** ledger_getTransaction's raw form: keys, signature and Transfer.to are byte arrays. */

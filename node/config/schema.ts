@@ -224,5 +224,7 @@ export const PLUGINS_ENV = 'LEDGER_PLUGINS';
 export const PLUGINS_FLAG = 'plugins';
 
 export const SUBJECT_ENUMERATION_ENV = 'LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION';
+/** `ledger start --follow <rpc url>` from the environment */
+export const FOLLOW_ENV = 'LEDGER_FOLLOW';
 /** names a config file explicitly, like --config */
 export const CONFIG_ENV = 'LEDGER_CONFIG';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../cli/package-root.js';
-import { CONFIG_ENV, PLUGINS_ENV, SETTINGS } from '../config/schema.js';
+import { CONFIG_ENV, FOLLOW_ENV, PLUGINS_ENV, SETTINGS } from '../config/schema.js';
 import type { DevnetLayout, DevnetNode } from './layout.js';
 
 /** One `ledger start` child per devnet node, its output appended to the node's log file. */
@@ -70,7 +70,7 @@ export function runDevnet(layout: DevnetLayout, o: { onExit(node: DevnetNode, co
  */
 export function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
-  for (const name of [...SETTINGS.map((s) => s.env), PLUGINS_ENV, CONFIG_ENV]) if (name !== 'LEDGER_LOG_LEVEL') delete env[name];
+  for (const name of [...SETTINGS.map((s) => s.env), PLUGINS_ENV, CONFIG_ENV, FOLLOW_ENV]) if (name !== 'LEDGER_LOG_LEVEL') delete env[name];
   return env;
 }
 

@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { serviceKeyPath } from '../config/datadir.js';
 import { readKeyFile } from '../config/keyfile.js';
 import type { PluginConfig } from '../config/schema.js';
@@ -93,6 +94,7 @@ export class PluginHost {
       blocks: (fromSeq, signal) => committedBlocks(store, head, fromSeq, signal ? AbortSignal.any([signal, stopped]) : stopped),
       submit: async (txJson) => (await mempool.admitJson(txJson)).hash,
       store: this.d.db.pluginStore(plugin.name),
+      ...(this.d.dataDir === undefined ? {} : { dataDir: join(this.d.dataDir, 'plugins', plugin.name) }),
       http,
       log,
       metrics: this.d.metrics,

@@ -34,6 +34,12 @@ export interface PluginContext {
   submit(txJson: string): Promise<string>;
   /** the plugin's own LevelDB namespace; no other plugin or the chain shares its keys */
   readonly store: BinarySublevel;
+  /**
+   * The plugin's own folder, <dataDir>/plugins/<name>, for data that is not LevelDB keys (an
+   * embedded database); the plugin creates it. Undefined when the node runs without a data
+   * directory (an in-memory node in tests and benches).
+   */
+  readonly dataDir?: string;
   /** the plugin's own HTTP server (its own port): mount routes in start(); the host listens after */
   readonly http: Pick<HttpServer, 'route' | 'server'>;
   readonly log: Logger;

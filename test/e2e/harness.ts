@@ -59,6 +59,8 @@ export interface StartOptions {
   explorerPort?: number;
   /** turn plugins on, each on its port (0: ephemeral); overrides explorerPort */
   plugins?: Record<string, number>;
+  /** `--follow <rpc url>`: join that node's network without voting */
+  follow?: string;
 }
 
 export async function startNodeProcess(t: { teardown(fn: () => unknown): void }, dataDir: string, o: StartOptions = {}): Promise<NodeProcess> {
@@ -68,6 +70,7 @@ export async function startNodeProcess(t: { teardown(fn: () => unknown): void },
   args.push('--plugins', names.length === 0 ? 'none' : names.join(','));
   for (const name of names) args.push(`--${name}-port`, String(plugins[name]));
   if (o.bootstrap?.length) args.push('--bootstrap', o.bootstrap.join(','));
+  if (o.follow !== undefined) args.push('--follow', o.follow);
   args.push('--log-level', o.logLevel ?? 'info');
   const proc = spawn(process.execPath, [LEDGER_BIN, ...args], {
     env: { ...process.env, NODE_OPTIONS: '', ...o.env },

@@ -79,7 +79,8 @@ export function defaultTemplatePath(network = 'testnet'): string {
   return path;
 }
 
-async function writeFileAtomic(path: string, text: string, mode = 0o644): Promise<void> {
+/** Writes through a temporary file, fsynced, then renamed: a reader never sees half a file. */
+export async function writeFileAtomic(path: string, text: string, mode = 0o644): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
   const handle = await open(tmp, 'w', mode);
   try {

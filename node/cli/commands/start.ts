@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { dataPaths } from '../../config/datadir.js';
 import { loadConfig } from '../../config/load.js';
-import { SUBJECT_ENUMERATION_ENV, type PluginName } from '../../config/schema.js';
+import { FOLLOW_ENV, SUBJECT_ENUMERATION_ENV, type PluginName } from '../../config/schema.js';
 import { createLogger } from '../../logging.js';
 import { startNode } from '../../node.js';
-import { parseCommandArgs, printJson, type CliIo, type Options } from '../io.js';
+import { parseCommandArgs, printJson, stringFlag, type CliIo, type Options } from '../io.js';
+import { prepareFollower } from './follow.js';
 import { initDataDir } from './init.js';
 
 export const CONFIG_FLAGS: Options = {
@@ -35,6 +36,7 @@ Usage: ledger start [options]
 Resolves the config (defaults < config file < environment < flags), initializes the
 data directory with one local validator if it has no genesis yet, starts the node and
 prints {"rpc_url": ...} on stdout once it serves. Logs go to stderr as JSON lines.
+With --follow, the node joins the network of another node instead, without voting.
 SIGINT or SIGTERM shuts down cleanly (exit 0); a second signal exits at once.
 
 Options:
@@ -45,6 +47,9 @@ Options:
   --p2p-host <host>        libp2p listen address (default: 0.0.0.0)
   --p2p-port <port>        libp2p TCP port (default: 30333)
   --bootstrap <multiaddr>  a peer to dial at start; repeatable or comma-separated
+  --follow <rpc url>       follow the network of the node at this JSON-RPC URL: fetch and
+                           check its genesis, make a node key no genesis lists, dial it;
+                           the node never votes (for relay and explorer instances)
   --log-level <level>      trace, debug, info, warn, error, fatal or silent (default: info)
   --attestation-auto <b>   a validator attests credential requests its VRF selects it for
                            (default: true; false leaves attesting to the operator)
@@ -58,15 +63,21 @@ Every option also has an environment variable; see docs/operators.md.
 Examples:
   ledger start
   ledger start --data-dir /var/lib/ledger --rpc-host 0.0.0.0 --log-level debug
-  LEDGER_RPC_PORT=9545 ledger start --plugins explorer,wallet`;
+  LEDGER_RPC_PORT=9545 ledger start --plugins explorer,wallet
+  ledger start --follow http://10.0.0.2:8545 --data-dir ./relay-b --plugins relay`;
 
 export async function runStart(argv: string[], io: CliIo): Promise<number> {
-  const p = parseCommandArgs('start', argv, CONFIG_FLAGS);
+  const p = parseCommandArgs('start', argv, { ...CONFIG_FLAGS, follow: { type: 'string' } });
   const load = () => loadConfig({ flags: p.values, env: io.env, cwd: io.cwd });
   let { config, configPath } = load();
   const log = createLogger({ level: config.log.level, name: 'ledger' });
 
-  if (!existsSync(dataPaths(config.dataDir).genesis)) {
+  const follow = stringFlag(p, 'follow') ?? (io.env[FOLLOW_ENV] || undefined);
+  if (follow !== undefined) {
+    const plan = await prepareFollower(config.dataDir, follow);
+    config.p2p.bootstrap = [...new Set([...config.p2p.bootstrap, ...plan.bootstrap])];
+    log.info({ chain_id: plan.chainId, genesis_hash: plan.genesisHash, bootstrap: config.p2p.bootstrap, wrote: plan.wrote }, 'following a network: this node does not vote');
+  } else if (!existsSync(dataPaths(config.dataDir).genesis)) {
     const summary = await initDataDir({ dataDir: config.dataDir });
     log.info({ chain_id: summary.chain_id, validator: summary.validators[0]?.address, dev_account: summary.dev_account }, 'initialized a fresh data directory');
     // init may have written <dataDir>/config.json; read the sources again so it takes effect

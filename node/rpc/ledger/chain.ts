@@ -1,6 +1,8 @@
 import { NATIVE_TOKEN } from '../../protocol/amount.js';
 import { blockToJson, type Block } from '../../protocol/block.js';
 import { toHex } from '../../protocol/bytes.js';
+import { genesisToJson } from '../../protocol/genesis.js';
+import { LedgerError } from '../../errors.js';
 import { param, uint } from '../params.js';
 import { defineMethod, type RpcMethod } from '../server.js';
 import type { RpcContext } from './context.js';
@@ -34,7 +36,23 @@ export function chainMethods(ctx: RpcContext): RpcMethod[] {
     defineMethod({
       name: 'ledger_nodeInfo',
       params: [],
-      handler: () => ({ version: ctx.version, uptime_seconds: Math.floor((Date.now() - ctx.startedAtMs) / 1000), rss_bytes: process.memoryUsage.rss() }),
+      handler: () => {
+        const p2p = ctx.p2p?.();
+        return {
+          version: ctx.version,
+          uptime_seconds: Math.floor((Date.now() - ctx.startedAtMs) / 1000),
+          rss_bytes: process.memoryUsage.rss(),
+          ...(p2p ? { p2p: { peer_id: p2p.peerId, addresses: p2p.addresses } } : {}),
+        };
+      },
+    }),
+    defineMethod({
+      name: 'ledger_getGenesis',
+      params: [],
+      handler: () => {
+        if (!ctx.genesis) throw new LedgerError('GENESIS_UNAVAILABLE', 'this node does not serve its genesis', 'not_found');
+        return genesisToJson(ctx.genesis);
+      },
     }),
   ];
 }

@@ -1,6 +1,7 @@
 import type { ConsensusStatus } from '../../consensus/engine.js';
 import type { Evidence } from '../../consensus/types.js';
 import type { Mempool } from '../../mempool/index.js';
+import type { Genesis } from '../../protocol/genesis.js';
 import type { ChainStore } from '../../state/chain-store.js';
 import type { VerifyPool } from '../verification/pool.js';
 import type { Presentation } from '../../verification/presentation.js';
@@ -11,6 +12,10 @@ export interface RpcContext {
   network: string;
   version: string;
   startedAtMs: number;
+  /** the genesis this node runs, served to nodes that follow it (`ledger start --follow`) */
+  genesis?: Genesis;
+  /** this node's libp2p identity and listen addresses; undefined without a network */
+  p2p?: () => { peerId: string; addresses: string[] };
   store: ChainStore;
   mempool: Mempool;
   allowSubjectEnumeration: boolean;
