@@ -15,7 +15,10 @@ import { SettingsService } from './core/settings.js';
 import { createMemoryCoordination } from './coordination/memory.js';
 import { createRedisCoordination } from './coordination/redis.js';
 import { REPLAY_WINDOW_MS, type Coordination } from './coordination/types.js';
+import { openPostgres } from '../common/sql/postgres.js';
 import { createLevelRelayStore } from './store/level.js';
+import { RELAY_POSTGRES_UNAVAILABLE, createPostgresRelayStore } from './store/pg/index.js';
+import type { RelayStore } from './store/types.js';
 import { DidResolver } from './wire/dids/resolver.js';
 import { mediatorIdentity } from './wire/identity.js';
 
@@ -39,7 +42,7 @@ export interface ComposeInput {
 
 export async function createRelayServices(input: ComposeInput): Promise<RelayServices & { resolver: DidResolver }> {
   const now = input.now ?? Date.now;
-  const store = createLevelRelayStore(input.db, { now });
+  const store = await openStore(input, now);
   let coordination: Coordination;
   try {
     coordination = await openCoordination(input, now);
@@ -93,6 +96,15 @@ export async function createRelayServices(input: ComposeInput): Promise<RelaySer
     now,
     resolver,
   };
+}
+
+/** a Postgres that cannot be reached here rejects with RELAY_POSTGRES_UNAVAILABLE */
+function openStore(input: ComposeInput, now: () => number): Promise<RelayStore> {
+  const { postgresUrl } = input.config;
+  if (!postgresUrl) return Promise.resolve(createLevelRelayStore(input.db, { now }));
+  const report = quietly(input.log, now);
+  const db = openPostgres(postgresUrl, { unavailableCode: RELAY_POSTGRES_UNAVAILABLE, onError: (err) => report(err, "the relay's Postgres connection") });
+  return createPostgresRelayStore(db, { now, onError: (err) => report(err, 'the relay counters flush') });
 }
 
 function openCoordination(input: ComposeInput, now: () => number): Promise<Coordination> {

@@ -1,7 +1,9 @@
 import type { Test } from 'tap';
 import { openDatabase, type BinarySublevel, type Database } from '../../../../node/state/db.js';
 import { createLevelRelayStore, type LevelRelayStoreOptions } from '../../../../plugins/relay/store/level.js';
-import { MESSAGE_STATES, type MessageRecord, type NewMessage, type RelayStore } from '../../../../plugins/relay/store/types.js';
+import { MESSAGE_STATES, type MessageRecord, type RelayStore } from '../../../../plugins/relay/store/types.js';
+
+export { body, newMessage } from './contract/backend.js';
 
 export async function memoryStore(t: Test, opts: LevelRelayStoreOptions = {}): Promise<{ db: Database; ns: BinarySublevel; store: RelayStore }> {
   const db = await openDatabase('memory');
@@ -13,18 +15,6 @@ export async function memoryStore(t: Test, opts: LevelRelayStoreOptions = {}): P
   });
   return { db, ns, store };
 }
-
-export const newMessage = (over: Partial<NewMessage> = {}): NewMessage => ({
-  tenantId: 'tenant-a',
-  mediationId: 'med-1',
-  recipient: 'did:key:z6MkA',
-  sender: null,
-  size: 3,
-  expiresAt: 100_000,
-  ...over,
-});
-
-export const body = (n: number, size = 3): Uint8Array => new Uint8Array(size).fill(n & 0xff);
 
 const PENDING = new Set(['queued', 'delivered', 'live-delivered']);
 
