@@ -15,6 +15,9 @@
  *   npm run bench:relay -- [--messages 10000] [--concurrency 20] [--threads 1] [--runs 3]
  *   npm run bench:relay -- --threads 1 --rate 500        (open loop: latency at a given load)
  *   npm run bench:relay -- --threads 2 --profile /tmp/relay-prof     (CPU profile of the node)
+ *   npm run bench:relay -- --backend postgres     (records in Postgres, coordination in Redis)
+ *   npm run bench:relay -- --instances 2          (two relays, one Postgres and one Redis: forwards
+ *                                                  posted to one, delivered live by the other)
  *
  * Prints a table and writes bench/results/relay-<threads>t[-<rate>].json. Targets are reported,
  * not enforced.
@@ -26,6 +29,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePortRange } from '../node/devnet/ports.js';
+import { startPostgres, type PostgresServer } from './lib/servers/postgres.js';
+import { startRedis, type RedisServer } from './lib/servers/redis.js';
 import { spawnNode, type NodeProcess } from './lib/chaos/node-process.js';
 import { combine, scrape, type Samples } from './lib/prometheus.js';
 import { summarizeProfiles, type ThreadProfile } from './lib/cpuprofile.js';
@@ -97,44 +102,68 @@ function relayEnvelopes(before: Samples | undefined, after: Samples | undefined)
   return out;
 }
 
-async function main(): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'ledger-relay-bench-'));
-  const dataDir = join(dir, 'node');
-  await mkdir(dataDir, { recursive: true });
-  // the relay's options go in the data dir's config.json; `ledger start` keeps it when it initializes the dir
+/**
+ * The relay processes: one node with the relay, or (--instances 2) a second that follows its chain
+ * (`ledger start --follow`), both on one Postgres and one Redis. The first is the one measured
+ * (CPU, profile) when there is one; with two, CPU is the sum of both.
+ */
+async function startRelays(dir: string, profileDir: string | undefined, servers: { postgres?: PostgresServer; redis?: RedisServer }): Promise<Array<{ node: NodeProcess; base: string }>> {
   const relayConfig: Record<string, unknown> = { enabled: true, rateLimitPerDidPerMin: 1_000_000 };
   if (opts.threads !== undefined) relayConfig.cryptoThreads = opts.threads;
-  await writeFile(join(dataDir, 'config.json'), JSON.stringify({ plugins: { relay: relayConfig } }, null, 2) + '\n');
+  if (servers.postgres) relayConfig.postgresUrl = servers.postgres.url;
+  if (servers.redis) relayConfig.redisUrl = servers.redis.url;
+  const relays: Array<{ node: NodeProcess; base: string }> = [];
+  for (let i = 0; i < opts.instances; i++) {
+    const dataDir = join(dir, `node${i}`);
+    await mkdir(dataDir, { recursive: true });
+    // the relay's options go in the data dir's config.json; `ledger start` keeps it when it initializes the dir
+    await writeFile(join(dataDir, 'config.json'), JSON.stringify({ plugins: { relay: relayConfig } }, null, 2) + '\n');
+    const relayPort = await freePortRange(1);
+    const node = await spawnNode({
+      bin: join(root, 'bin', 'ledger.js'),
+      dataDir,
+      rpcPort: 0,
+      p2pPort: 0,
+      logFile: join(dir, `node${i}.log`),
+      plugins: 'relay',
+      args: ['--relay-port', String(relayPort), ...(i > 0 ? ['--follow', relays[0]!.node.url] : [])],
+      nodeArgs: [...(profileDir && i === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...opts.nodeArgs],
+      readyTimeoutMs: 60_000,
+    });
+    relays.push({ node, base: `http://127.0.0.1:${relayPort}` });
+    console.error(`relay ${i}: node pid ${node.proc.pid}, ${relays[i]!.base}, data dir ${dataDir}`);
+  }
+  return relays;
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'ledger-relay-bench-'));
   const profileDir = opts.profile === undefined ? undefined : resolve(opts.profile);
   if (profileDir) await mkdir(profileDir, { recursive: true });
 
   const loadBefore = load();
   const version = await relayVersion();
-  let node: NodeProcess | undefined;
+  let relays: Array<{ node: NodeProcess; base: string }> = [];
+  const servers: { postgres?: PostgresServer; redis?: RedisServer } = {};
   let recipient: Recipient | undefined;
   let failed = false;
   try {
-    const relayPort = await freePortRange(1);
-    node = await spawnNode({
-      bin: join(root, 'bin', 'ledger.js'),
-      dataDir,
-      rpcPort: 0,
-      p2pPort: 0,
-      logFile: join(dir, 'node.log'),
-      plugins: 'relay',
-      args: ['--relay-port', String(relayPort)],
-      nodeArgs: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...opts.nodeArgs],
-      readyTimeoutMs: 60_000,
-    });
-    const pid = node.proc.pid!;
-    const base = `http://127.0.0.1:${relayPort}`;
-    const didcomm = `${base}/didcomm`;
-    const invite = (await (await fetch(`${base}/invite`)).json()) as { from: string };
-    console.error(`node pid ${pid}, relay ${base}, mediator ${invite.from.slice(0, 40)}..., data dir ${dataDir}`);
+    if (opts.backend === 'postgres') {
+      // fsync on: a forward is answered once Postgres has it on disk, as in production
+      [servers.postgres, servers.redis] = await Promise.all([startPostgres({ durable: true }), startRedis()]);
+    }
+    relays = await startRelays(dir, profileDir, servers);
+    const node = relays[0]!.node;
+    const pids = relays.map((r) => r.node.proc.pid!);
+    const pid = pids[0]!;
+    const liveDidcomm = `${relays[0]!.base}/didcomm`;
+    const didcomm = `${relays[relays.length - 1]!.base}/didcomm`;
+    const invite = (await (await fetch(`${relays[0]!.base}/invite`)).json()) as { from: string };
+    console.error(`mediator ${invite.from.slice(0, 40)}..., forwards to ${didcomm}, live on ${liveDidcomm}`);
     const rssAtStart = procSample(pid);
 
     const known = new Map<string, number>();
-    recipient = await Recipient.start({ didcomm, mediator: invite.from, ackBatch: opts.ackBatch, ackMs: opts.ackMs }, known);
+    recipient = await Recipient.start({ didcomm: liveDidcomm, mediator: invite.from, ackBatch: opts.ackBatch, ackMs: opts.ackMs }, known);
     const total = opts.warmup + opts.runs * opts.messages;
     const forwards = await packForwards({ mediator: invite.from, recipient: recipient.doc, size: opts.size, sender: opts.sender }, total);
     for (const f of forwards) known.set(f.tag, f.seq);
@@ -161,6 +190,7 @@ async function main(): Promise<void> {
       const metricsBefore = await scrape(node.url).catch(() => undefined);
       const loadAt = load();
       const relayBefore = procSample(pid);
+      const allBefore = pids.map((p) => procSample(p));
       const threadsBefore = threadCpu(pid);
       const schedBefore = schedstat(pid);
       const machineBefore = machineBusyMs();
@@ -178,6 +208,7 @@ async function main(): Promise<void> {
       const lastArrival = Math.max(postsDone, ...delivered.map((f) => recipient!.arrivals.get(f.tag)!));
       const monoTo = Number(process.hrtime.bigint() / 1000n);
       const relayAfter = procSample(pid);
+      const allAfter = pids.map((p) => procSample(p));
       const threadsAfter = threadCpu(pid);
       const schedAfter = schedstat(pid);
       const machineAfter = machineBusyMs();
@@ -241,6 +272,8 @@ async function main(): Promise<void> {
             ? { on_cpu: Math.round(((schedAfter.run_ms - schedBefore.run_ms) / (lastArrival - t0)) * 100) / 100, waiting_for_cpu: Math.round(((schedAfter.wait_ms - schedBefore.wait_ms) / (lastArrival - t0)) * 100) / 100 }
             : undefined,
         relay_rss_mib: { before: relayBefore?.rss_mib, after: relayAfter?.rss_mib },
+        /** each relay process, the one posted to last (with --instances 2) */
+        relays_cpu: pids.map((_, i) => cpuBetween(allBefore[i], allAfter[i], lastArrival - t0)),
         relay_threads: relayAfter?.threads,
         bench_cpu: { cpu_ms: Math.round(benchMs), cores_busy: Math.round((benchMs / (lastArrival - t0)) * 100) / 100 },
         other_processes_cores: othersCores,
@@ -261,9 +294,11 @@ async function main(): Promise<void> {
     const recipientTotals = { ...recipient.totals, unpack_ms: Math.round(recipient.totals.unpack_ms), unknown_tags: recipient.unknown, duplicate_tags: recipient.duplicates };
     await recipient.stop();
     recipient = undefined;
-    const code = await node.stop(60_000);
-    node = undefined;
-    if (code !== 0) console.error(`the node exited with ${code}`);
+    for (const r of relays.reverse()) {
+      const code = await r.node.stop(60_000);
+      if (code !== 0) console.error(`a node exited with ${code}`);
+    }
+    relays = [];
 
     let profile: ThreadProfile[] | undefined;
     if (profileDir) profile = await summarizeProfiles(profileDir, { fromUs: windowFrom, toUs: windowTo }, 30);
@@ -285,8 +320,12 @@ async function main(): Promise<void> {
       machine: { ...machine(), loadavg_before: loadBefore, loadavg_after: load() },
       relay_version: version,
       options: { ...opts, threads: opts.threads ?? 'relay default', json: undefined, help: undefined },
+      servers: servers.postgres ? { postgres: 'throwaway, fsync and synchronous_commit on', redis: 'throwaway, no persistence' } : undefined,
       method:
-        'one node process (ledger start --plugins relay); forwards pre-packed in worker threads before the clock, POSTed with `concurrency` in flight over keep-alive HTTP; ' +
+        (opts.instances === 2
+          ? 'two node processes with the relay on one Postgres and one Redis, the second following the first (ledger start --follow); forwards POSTed to the second, the recipient live on the first; '
+          : 'one node process (ledger start --plugins relay); ') +
+        'forwards pre-packed in worker threads before the clock, POSTed with `concurrency` in flight over keep-alive HTTP; ' +
         'forwards/s = 202 answers / (last answer - first POST); forward->live = arrival of the live delivery frame at the recipient thread minus the start of that forward\'s POST ' +
         '(matched by the inner JWE tag); relay CPU from /proc/<pid>/stat over the run to the last arrival; bench CPU = this process, sender and recipient threads',
       envelope_bytes: envelopeBytes,
@@ -341,7 +380,8 @@ async function main(): Promise<void> {
         }
       }
     }
-    const out = opts.json ?? join(root, 'bench', 'results', `relay-${opts.threads === undefined ? 'default' : `${opts.threads}t`}${opts.rate > 0 ? `-${opts.rate}` : ''}.json`);
+    const variant = opts.backend === 'leveldb' ? '' : opts.instances === 2 ? '-pg-2i' : '-pg';
+    const out = opts.json ?? join(root, 'bench', 'results', `relay-${opts.threads === undefined ? 'default' : `${opts.threads}t`}${variant}${opts.rate > 0 ? `-${opts.rate}` : ''}.json`);
     await mkdir(join(out, '..'), { recursive: true });
     await writeFile(out, JSON.stringify(result, null, 2) + '\n');
     console.log(`wrote ${out}`);
@@ -350,7 +390,9 @@ async function main(): Promise<void> {
     throw err;
   } finally {
     await recipient?.stop().catch(() => undefined);
-    await node?.stop(10_000);
+    for (const r of relays.reverse()) await r.node.stop(10_000);
+    await servers.redis?.stop();
+    await servers.postgres?.stop();
     if (opts.keepDir || failed) console.error(`data dir kept: ${dir} (node.log)`);
     else await rm(dir, { recursive: true, force: true });
   }

@@ -26,6 +26,10 @@ export interface RelayBenchOptions {
   profile: string | undefined;
   /** more flags for the node process, e.g. --perf-basic-prof for `perf record -p <pid>` */
   nodeArgs: string[];
+  /** where the relay keeps its records: the node's LevelDB, or Postgres with Redis (a throwaway server of each) */
+  backend: 'leveldb' | 'postgres';
+  /** relay processes: 1, or 2 (the second a node that follows the first); forwards go to the last, the recipient listens on the first */
+  instances: 1 | 2;
   /** result JSON; default bench/results/relay-<t>t[-<rate>].json (relay-default… without --threads) */
   json: string | undefined;
   keepDir: boolean;
@@ -40,7 +44,8 @@ export const RELAY_BENCH_USAGE = `bench/relay: a DIDComm mediator's forward thro
 
   npm run bench:relay -- [--messages 10000] [--concurrency 20] [--rate 0] [--threads <cryptoThreads>]
                          [--warmup 1000] [--runs 1] [--sender anoncrypt|authcrypt] [--size 64]
-                         [--ack-batch 100] [--ack-ms 50] [--profile <dir>] [--json <file>] [--keep-dir]
+                         [--ack-batch 100] [--ack-ms 50] [--backend leveldb|postgres] [--instances 1|2]
+                         [--profile <dir>] [--json <file>] [--keep-dir]
 
   --messages <n>     timed forwards per run (default 10000)
   --concurrency <c>  POST /didcomm requests in flight (default 20)
@@ -53,6 +58,12 @@ export const RELAY_BENCH_USAGE = `bench/relay: a DIDComm mediator's forward thro
   --size <bytes>     padding in each inner plaintext (default 64)
   --ack-batch <n>    the recipient sends messages-received every n messages ... (default 100)
   --ack-ms <ms>      ... or every ms milliseconds, whichever comes first (default 50)
+  --backend <b>      leveldb (default): the node's own store; postgres: records in a throwaway
+                     Postgres (fsync on) and coordination in a throwaway Redis
+  --instances <n>    1 (default), or 2 relay processes on one Postgres and one Redis (implies
+                     --backend postgres): the second follows the first's chain (ledger start
+                     --follow); forwards are posted to the second, the recipient is live on the
+                     first, so every delivery crosses Redis
   --profile <dir>    run the node under --cpu-prof, write the profiles there and print the top
                      functions by self time
   --node-arg <flag>  a flag for the node process (repeatable), e.g. --node-arg=--perf-basic-prof
@@ -88,6 +99,8 @@ export function parseRelayBenchArgs(argv: string[]): RelayBenchOptions {
         profile: { type: 'string' },
         'node-arg': { type: 'string', multiple: true, default: [] },
         json: { type: 'string' },
+        backend: { type: 'string' },
+        instances: { type: 'string', default: '1' },
         'keep-dir': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -97,6 +110,10 @@ export function parseRelayBenchArgs(argv: string[]): RelayBenchOptions {
   }
   const sender = values.sender as string;
   if (sender !== 'anoncrypt' && sender !== 'authcrypt') throw new UsageError(`--sender must be anoncrypt or authcrypt, got ${JSON.stringify(sender)}`);
+  const instances = int(values, 'instances', 1, 2) as 1 | 2;
+  const backend = (values.backend as string | undefined) ?? (instances === 2 ? 'postgres' : 'leveldb');
+  if (backend !== 'leveldb' && backend !== 'postgres') throw new UsageError(`--backend must be leveldb or postgres, got ${JSON.stringify(backend)}`);
+  if (instances === 2 && backend !== 'postgres') throw new UsageError('--instances 2 needs --backend postgres: two relays share their records in Postgres');
   return {
     messages: int(values, 'messages', 1, 10_000_000),
     concurrency: int(values, 'concurrency', 1, 1000),
@@ -110,6 +127,8 @@ export function parseRelayBenchArgs(argv: string[]): RelayBenchOptions {
     ackMs: int(values, 'ack-ms', 1, 60_000),
     profile: values.profile as string | undefined,
     nodeArgs: values['node-arg'] as string[],
+    backend,
+    instances,
     json: values.json as string | undefined,
     keepDir: values['keep-dir'] as boolean,
     help: values.help as boolean,
