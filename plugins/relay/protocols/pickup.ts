@@ -54,12 +54,18 @@ export async function statusBody(services: RelayServices, keys: readonly string[
   return out;
 }
 
-export function attachmentOf(p: Pending): { id: string; data: { json: unknown } | { base64: string } } {
+/**
+ * A message as a delivery's attachment, its id the message id. One delivered before and not
+ * acknowledged (the agent's connection or the relay died first) is marked `description:
+ * "redelivery"`, so an agent can tell it from a new message besides by its id.
+ */
+export function attachmentOf(p: Pending): { id: string; description?: string; data: { json: unknown } | { base64: string } } {
   const text = Buffer.from(p.body).toString('utf8');
+  const mark = p.record.deliveredAt === null ? {} : { description: 'redelivery' };
   try {
-    return { id: p.record.id, data: { json: JSON.parse(text) } };
+    return { id: p.record.id, ...mark, data: { json: JSON.parse(text) } };
   } catch {
-    return { id: p.record.id, data: { base64: Buffer.from(p.body).toString('base64') } };
+    return { id: p.record.id, ...mark, data: { base64: Buffer.from(p.body).toString('base64') } };
   }
 }
 

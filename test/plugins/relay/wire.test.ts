@@ -35,6 +35,8 @@ t.test('invitation, mediation, forward, pickup and acknowledgement with the refe
 
   const again = await alice.send(relay.didcomm, relay.mediator, `${PICKUP}/delivery-request`, { limit: 10 });
   t.equal((again.message?.attachments as unknown[]).length, 1, 'not acknowledged yet: delivered again');
+  t.equal((attachments[0] as { description?: string }).description, undefined, 'a first delivery carries no mark');
+  t.match((again.message?.attachments as unknown[])[0], { id: attachments[0]!.id, description: 'redelivery' }, 'a second one is marked, with the same id');
   const ack = await alice.send(relay.didcomm, relay.mediator, `${PICKUP}/messages-received`, { message_id_list: [attachments[0]!.id] });
   t.match(ack.message, { type: `${PICKUP}/status`, body: { message_count: 0 } });
   const empty = await alice.send(relay.didcomm, relay.mediator, `${PICKUP}/delivery-request`, { limit: 10 });
