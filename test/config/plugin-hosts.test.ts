@@ -52,3 +52,14 @@ t.test('a bad host is refused with the variable or flag and the rule', async (t)
   );
   t.throws(() => start(['--explorer-host']), { name: 'UsageError' }, 'a host flag needs a value');
 });
+
+t.test('the scale-out URLs: config keys, LEDGER_* variables and flags, checked', async (t) => {
+  const pg = 'postgres://u:p@db:5432/x';
+  t.equal(start([], { LEDGER_RELAY_POSTGRES_URL: pg }).plugins.relay['postgresUrl'], pg);
+  t.equal(start(['--relay-redis-url', 'redis://c:6379']).plugins.relay['redisUrl'], 'redis://c:6379');
+  t.equal(start(['--explorer-postgres-url', pg], { LEDGER_EXPLORER_POSTGRES_URL: 'postgres://other/y' }).plugins.explorer['postgresUrl'], pg, 'the flag over the environment');
+  t.equal(start([]).plugins.relay['postgresUrl'], undefined, 'unset by default');
+  badConfig(t, () => start([], { LEDGER_RELAY_REDIS_URL: 'http://c' }), 'LEDGER_RELAY_REDIS_URL', /must be a redis:\/\/ URL/);
+  badConfig(t, () => start(['--relay-postgres-url', 'not a url']), '--relay-postgres-url', /must be a postgres:\/\/ URL/);
+  badConfig(t, () => resolveConfig({ env: {}, flags: {}, file: { path: 'c.json', value: { plugins: { explorer: { postgresUrl: 5 } } } } }), 'plugins.explorer.postgresUrl', /must be a postgres:\/\/ URL/);
+});

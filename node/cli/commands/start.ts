@@ -27,6 +27,9 @@ export const CONFIG_FLAGS: Options = {
   'kyc-port': { type: 'string' },
   'wallet-host': { type: 'string' },
   'wallet-port': { type: 'string' },
+  'relay-postgres-url': { type: 'string' },
+  'relay-redis-url': { type: 'string' },
+  'explorer-postgres-url': { type: 'string' },
 };
 
 export const startHelp = `ledger start: run the node
@@ -57,6 +60,10 @@ Options:
   --explorer-port <port>   and --relay-port, --kyc-port, --wallet-port: plugin ports
   --explorer-host <host>   and --relay-host, --kyc-host, --wallet-host: plugin listen
                            addresses (default: 127.0.0.1)
+  --relay-postgres-url <u> the relay's records in Postgres (default: the node's LevelDB)
+  --relay-redis-url <u>    the relay's limits and live fan-out in Redis, for several relay
+                           instances (needs --relay-postgres-url)
+  --explorer-postgres-url <u>  the explorer's index in Postgres
 
 Every option also has an environment variable; see docs/operators.md.
 

@@ -26,6 +26,16 @@ t.test('defaults, and refusals that name the option', async (t) => {
   t.match(refusal(() => parseRelayConfig({ ...base, purgeOnAck: 'yes' })), /purgeOnAck must be true or false/);
 });
 
+t.test('backends: Postgres alone, or Postgres with Redis; Redis alone is refused', async (t) => {
+  t.match(parseRelayConfig(base), { postgresUrl: undefined, redisUrl: undefined }, 'the embedded default');
+  const pg = 'postgres://relay:pw@db:5432/relay';
+  t.match(parseRelayConfig({ ...base, postgresUrl: pg }), { postgresUrl: pg, redisUrl: undefined });
+  t.match(parseRelayConfig({ ...base, postgresUrl: pg, redisUrl: 'redis://cache:6379' }), { redisUrl: 'redis://cache:6379' });
+  t.match(refusal(() => parseRelayConfig({ ...base, redisUrl: 'redis://cache:6379' })), /redisUrl needs plugins\.relay\.postgresUrl/);
+  t.match(refusal(() => parseRelayConfig({ ...base, postgresUrl: 'mysql://db/x' })), /postgresUrl must be postgres or postgresql/);
+  t.match(refusal(() => parseRelayConfig({ ...base, postgresUrl: pg, redisUrl: 'http://cache' })), /redisUrl must be redis or rediss/);
+});
+
 t.test('tenant settings patches', async (t) => {
   const all = ['rateLimitPerDidPerMin', 'retentionSeconds', 'purgeOnAck', 'manualApproval', 'endpoint'] as const;
   t.same(parseSettingsPatch({ rateLimitPerDidPerMin: 60, purgeOnAck: false }, all), { rateLimitPerDidPerMin: 60, purgeOnAck: false });
