@@ -52,7 +52,7 @@ function mergeFile(config: Tree, value: unknown, source: string): void {
       }
       const rule = RULES[path];
       if (rule) {
-        if (!rule.check(v)) throw configError(source, path, `must be ${rule.what}, got ${JSON.stringify(v)}`);
+        if (!rule.check(v)) throw configError(source, path, `must be ${rule.what}, got ${rule.show ? rule.show(v) : JSON.stringify(v)}`);
         into[key] = Array.isArray(v) ? [...v] : v;
       } else if (isObject(into[key])) {
         if (!isObject(v)) throw configError(source, path, 'must be an object');
@@ -70,7 +70,7 @@ function mergeFile(config: Tree, value: unknown, source: string): void {
 function fromString(source: string, name: string, path: string, text: string): unknown {
   const rule = RULES[path]!;
   const v = rule.fromString(text);
-  if (v === undefined || !rule.check(v)) throw configError(source, name, `must be ${rule.what}, got ${JSON.stringify(text)}`);
+  if (v === undefined || !rule.check(v)) throw configError(source, name, `must be ${rule.what}, got ${rule.show ? rule.show(text) : JSON.stringify(text)}`);
   return v;
 }
 

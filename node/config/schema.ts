@@ -3,6 +3,7 @@
  * combine lives in resolve.ts; reading files lives in load.ts.
  */
 
+import { redactUrl } from './redact-url.js';
 import { isIP } from 'node:net';
 import { DEFAULT_DATA_DIR } from './datadir.js';
 import { MAX_REQUEST_COST } from '../rpc/verification/cost.js';
@@ -98,6 +99,8 @@ export interface Rule {
   check(value: unknown): boolean;
   /** turns an env or flag string into the value; undefined = not convertible */
   fromString(text: string): unknown;
+  /** how a refused value is quoted in the error; default JSON (a URL hides its password) */
+  show?(value: unknown): string;
 }
 
 const intFromString = (text: string): unknown => (/^-?\d+$/.test(text.trim()) ? Number(text.trim()) : undefined);
@@ -140,7 +143,7 @@ export function urlRule(protocols: readonly string[], what: string): Rule {
       return false;
     }
   };
-  return { what, check, fromString: (s) => s.trim() };
+  return { what, check, fromString: (s) => s.trim(), show: (v) => (typeof v !== 'string' ? JSON.stringify(v) : URL.canParse(v) ? JSON.stringify(redactUrl(v)) : 'a value that is not a URL') };
 }
 const POSTGRES_URL = urlRule(['postgres:', 'postgresql:'], 'a postgres:// URL (postgres://user:password@host:5432/database)');
 const REDIS_URL = urlRule(['redis:', 'rediss:'], 'a redis:// URL (redis://host:6379, rediss:// for TLS)');

@@ -60,6 +60,7 @@ t.test('the scale-out URLs: config keys, LEDGER_* variables and flags, checked',
   t.equal(start(['--explorer-postgres-url', pg], { LEDGER_EXPLORER_POSTGRES_URL: 'postgres://other/y' }).plugins.explorer['postgresUrl'], pg, 'the flag over the environment');
   t.equal(start([]).plugins.relay['postgresUrl'], undefined, 'unset by default');
   badConfig(t, () => start([], { LEDGER_RELAY_REDIS_URL: 'http://c' }), 'LEDGER_RELAY_REDIS_URL', /must be a redis:\/\/ URL/);
-  badConfig(t, () => start(['--relay-postgres-url', 'not a url']), '--relay-postgres-url', /must be a postgres:\/\/ URL/);
+  badConfig(t, () => start(['--relay-postgres-url', 'not a url']), '--relay-postgres-url', /must be a postgres:\/\/ URL .*got a value that is not a URL$/);
+  badConfig(t, () => start(['--relay-postgres-url', 'mysql://u:hunter2@db/x']), '--relay-postgres-url', /got "mysql:\/\/u:\*\*\*@db\/x"$/);
   badConfig(t, () => resolveConfig({ env: {}, flags: {}, file: { path: 'c.json', value: { plugins: { explorer: { postgresUrl: 5 } } } } }), 'plugins.explorer.postgresUrl', /must be a postgres:\/\/ URL/);
 });

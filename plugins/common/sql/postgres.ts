@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { unavailable } from '../../../node/errors.js';
-import { redactUrl } from '../redact-url.js';
+import { redactUrl } from '../../../node/config/redact-url.js';
 import type { SqlClient, SqlDatabase, SqlResult } from './types.js';
 
 /**

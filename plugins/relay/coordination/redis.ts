@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { unavailable } from '../../../node/errors.js';
-import { redactUrl } from '../../common/redact-url.js';
+import { redactUrl } from '../../../node/config/redact-url.js';
 import { decodeArrival, encodeArrival } from './arrival-frame.js';
 import { LocalListeners } from './local-listeners.js';
 import type { Coordination, RateVerdict } from './types.js';

@@ -3,7 +3,7 @@ import { postgresMissing, startPostgres } from '../../../../bench/lib/servers/po
 import { isLedgerError } from '../../../../node/errors.js';
 import { migrate, type Migration } from '../../../../plugins/common/sql/migrate.js';
 import { openPostgres } from '../../../../plugins/common/sql/postgres.js';
-import { redactUrl } from '../../../../plugins/common/redact-url.js';
+import { redactUrl } from '../../../../node/config/redact-url.js';
 
 /** The SQL layer on a real Postgres server started for this file. */
 
