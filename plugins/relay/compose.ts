@@ -43,14 +43,17 @@ export interface ComposeInput {
 export async function createRelayServices(input: ComposeInput): Promise<RelayServices & { resolver: DidResolver }> {
   const now = input.now ?? Date.now;
   const store = await openStore(input, now);
-  let coordination: Coordination;
+  let coordination: Coordination | undefined;
+  let seed: Uint8Array;
   try {
     coordination = await openCoordination(input, now);
+    seed = await store.secret('mediator-ed25519-seed', () => randomBytes(32));
   } catch (err) {
-    await store.close();
+    // a start that fails here leaves no pool or connection open behind it
+    await coordination?.close();
+    await store.close().catch(() => undefined);
     throw err;
   }
-  const seed = await store.secret('mediator-ed25519-seed', () => randomBytes(32));
   const identity = mediatorIdentity(seed);
   const settings = new SettingsService(store.documents, input.config.defaults);
   const events = new RelayEvents({ docs: store.documents, outbox: input.outbox, log: store.log, logger: input.log, now });

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { postgresMissing, startPostgres } from '../../../bench/lib/servers/postgres.js';
 import { redisMissing, startRedis } from '../../../bench/lib/servers/redis.js';
+import { openPostgres } from '../../../plugins/common/sql/postgres.js';
+import { setup } from '../../rpc/ledger/harness.js';
 import { mediate, startRelay } from './harness.js';
 
 /**
@@ -62,4 +64,22 @@ t.test('Postgres or Redis down: 503s that say which, and recovery', { skip: post
     await until(`${name} back`, async () => (await health()).status === 200);
     t.equal((await forward()).status, 202, `${name} back: forwards are accepted again`);
   }
+});
+
+t.test('an engine that cannot be reached at start keeps the relay from starting, and leaves nothing open', { skip: postgresMissing() ?? redisMissing() }, async (t) => {
+  const postgres = await startPostgres();
+  t.teardown(() => postgres.stop());
+  const db = openPostgres(postgres.url, { unavailableCode: 'TEST_UNAVAILABLE' });
+  t.teardown(() => db.close());
+  const others = async () => Number((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = $1 AND pid <> pg_backend_pid()', ['client backend'])).rows[0]!.n);
+  const node = await setup(t, { blocks: true });
+  const fails = (config: Record<string, unknown>) => startRelay(t, { node, config }).then(
+    () => 'started',
+    (err: unknown) => (err as Error).message,
+  );
+  t.match(await fails({ postgresUrl: postgres.url, redisUrl: 'redis://127.0.0.1:1' }), /relay did not start: .*Redis at redis:\/\/127\.0\.0\.1:1 cannot be reached/);
+  t.equal(await others(), 0, 'the Postgres pool opened for it was closed');
+  const halted = await startPostgres();
+  await halted.stop();
+  t.match(await fails({ postgresUrl: halted.url }), /relay did not start: .*Postgres at .* cannot be reached/);
 });
