@@ -15,6 +15,7 @@ import { signTransaction, transactionHash, type Transaction } from '../../node/p
 import { ChainStore } from '../../node/state/chain-store.js';
 import { openDatabase, type Database } from '../../node/state/db.js';
 import { createExplorer } from '../../plugins/explorer/index.js';
+import type { StoreFactory } from '../../plugins/explorer/store/open.js';
 
 /** The chain's command-line options, shared by the explorer benches: 3,000 blocks, about 102k transactions. */
 export const CHAIN_OPTIONS = {
@@ -111,8 +112,8 @@ export class BenchChain {
     await this.store.commitBlock({ block, seq, changes: [], treeNodes: new Map(), receipts });
   }
 
-  /** The explorer plugin on this chain, on a free port, as the node's plugin host runs it. */
-  async startExplorer(): Promise<{ url: string; head: HeadSignal; stop: () => Promise<void> }> {
+  /** The explorer plugin on this chain, on a free port, as the node's plugin host runs it; its index in `store` (default: the node's LevelDB). */
+  async startExplorer(store?: StoreFactory): Promise<{ url: string; head: HeadSignal; stop: () => Promise<void> }> {
     const head = new HeadSignal();
     const host = new PluginHost({
       chainId: BenchChain.CHAIN,
@@ -124,7 +125,7 @@ export class BenchChain {
       metrics: new Registry(),
       log: createLogger({ level: 'silent' }),
     });
-    const [state] = await host.start([createExplorer()], { explorer: { enabled: true, host: '127.0.0.1', port: 0 } });
+    const [state] = await host.start([createExplorer(store ? { store } : {})], { explorer: { enabled: true, host: '127.0.0.1', port: 0 } });
     return { url: (state as { url: string }).url, head, stop: () => host.stop() };
   }
 }

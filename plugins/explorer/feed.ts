@@ -3,8 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Logger } from '../../node/logging.js';
 import { stringifyJson } from '../../node/protocol/json.js';
-import type { Indexed } from './indexer.js';
-import { txListRow } from './rows.js';
+import { txListRow, type Indexed } from './rows.js';
 
 /**
  * The WebSocket feed at /ws (seed 002): clients send `{subscribe: [...]}` and

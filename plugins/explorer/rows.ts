@@ -97,6 +97,96 @@ export function txRow(tx: Transaction, receipt: Receipt, block: Block, createdAt
   };
 }
 
+/** An address as indexed; the API adds `is_validator` from live chain state. */
+export interface AddressRecord {
+  address: string;
+  /** block time (Unix ms, as a string) of its first and last transaction */
+  first_seen: string;
+  last_seen: string;
+  tx_count: number;
+  did: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DidRow {
+  did: string;
+  controller: string;
+  /** hex of the DID's current key; null once deactivated */
+  public_key: string | null;
+  active: boolean;
+  created_ms: string;
+  updated_ms: string;
+  /** the DidCreate transaction */
+  tx_hash: string;
+  created_at: string;
+}
+
+export interface CredentialRow {
+  credential_id: string;
+  issuer_did: string;
+  subject_did: string;
+  credential_type: string;
+  hash: string;
+  issued_ms: string;
+  revoked: boolean;
+  revoked_ms: string | null;
+  /** the request transaction */
+  tx_hash: string;
+}
+
+export interface IssuerStats {
+  issuer_did: string;
+  credentials_issued: number;
+  active_credentials: number;
+  revoked_credentials: number;
+  first_issued: string;
+  last_issued: string;
+}
+
+export const VERIFICATION_STATUSES = ['pending', 'final', 'expired'] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+
+export interface VerificationRow {
+  request_id: string;
+  requester_did: string;
+  subject_did: string;
+  /** the requester's stated purpose, signed into the request */
+  purpose: string;
+  claim_types: string[];
+  /** smallest units, held until final (to the committee) or expired (back) */
+  fee: string;
+  status: VerificationStatus;
+  /** null until final */
+  verified: boolean | null;
+  answers: number;
+  request_height: number;
+  deadline_height: number;
+  /** the block that made the response final; null while pending or once expired */
+  final_height: number | null;
+  consensus_round: number | null;
+  /** block times (Unix ms, as strings) of the request and of its final block */
+  request_ms: string;
+  final_ms: string | null;
+  /** the VerificationRequest transaction */
+  tx_hash: string;
+}
+
+/** The rows one block added, for the WebSocket feed. */
+export interface Indexed {
+  block: BlockRow;
+  txs: TxRow[];
+  dids: DidRow[];
+  credentials: CredentialRow[];
+  /** verification rows the block created or changed, as they stand after it */
+  verifications: VerificationRow[];
+}
+
+/** The sender, and the recipient when there is another one. */
+export function addressesOf(row: TxRow): string[] {
+  return row.recipient && row.recipient !== row.sender ? [row.sender, row.recipient] : [row.sender];
+}
+
 /** The list form of a transaction row: the detail fields stay on /txs/<hash>. */
 export function txListRow(row: TxRow): Omit<TxRow, 'error_reason' | 'created_at'> {
   const { error_reason: _e, created_at: _c, ...rest } = row;

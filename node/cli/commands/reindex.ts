@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { dataPaths } from '../../config/datadir.js';
 import { LedgerError } from '../../errors.js';
 import { openDatabase } from '../../state/db.js';
@@ -9,8 +10,10 @@ export const reindexHelp = `ledger reindex: drop a plugin's data so it rebuilds 
 
 Usage: ledger reindex <plugin> [--data-dir <dir>]
 
-Deletes every key in the plugin's own namespace (for the explorer: its index and cursor). The
-next "ledger start" with the plugin on rebuilds it from block seq 0. The chain itself is not
+Deletes every key in the plugin's own namespace (for the explorer: its index and cursor) and
+the plugin's own folder, <data-dir>/plugins/<plugin> (the explorer's PGlite index). The next
+"ledger start" with the plugin on rebuilds it from block seq 0. An index on a Postgres server
+is not touched: drop its schema there (docs/explorer.md). The chain itself is not
 touched. Run it while the node is stopped: the node holds the database lock.
 
 Options:
@@ -22,6 +25,8 @@ Example:
 export async function runReindex(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name.startsWith('-')) throw new UsageError('reindex needs a plugin name, such as explorer', 'reindex');
+  // the name becomes a folder's name: only a plugin name's characters, never a path
+  if (!/^[a-z0-9_-]{1,64}$/.test(name)) throw new UsageError(`not a plugin name: ${JSON.stringify(name.slice(0, 64))} (1-64 of a-z, 0-9, _ and -)`, 'reindex');
   const p = parseCommandArgs('reindex', rest, { 'data-dir': { type: 'string' } });
   const dataDir = resolve(io.cwd, stringFlag(p, 'data-dir') ?? (io.env.LEDGER_DATA_DIR || './data'));
   const location = dataPaths(dataDir).chainDb;
@@ -37,7 +42,10 @@ export async function runReindex(argv: string[], io: CliIo): Promise<number> {
     let keys = 0;
     for await (const _ of store.keys()) keys++;
     await store.clear();
-    printJson(io, { plugin: name, deleted_keys: keys, data_dir: dataDir });
+    const folder = join(dataDir, 'plugins', name);
+    const hadFolder = existsSync(folder);
+    await rm(folder, { recursive: true, force: true });
+    printJson(io, { plugin: name, deleted_keys: keys, deleted_folder: hadFolder ? folder : null, data_dir: dataDir });
   } finally {
     await db.close();
   }

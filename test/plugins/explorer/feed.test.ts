@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocket } from 'ws';
 import { createLogger } from '../../../node/logging.js';
 import { Feed, type FeedLimits } from '../../../plugins/explorer/feed.js';
-import type { Indexed } from '../../../plugins/explorer/indexer.js';
-import type { VerificationRow } from '../../../plugins/explorer/verification-index.js';
+import type { Indexed, VerificationRow } from '../../../plugins/explorer/rows.js';
 
 const log = createLogger({ level: 'silent' });
 const limits: FeedLimits = { maxClients: 2, maxMessageBytes: 256, maxMessagesPerMinute: 5, maxBufferedBytes: 1024 * 1024, pingMs: 60_000 };

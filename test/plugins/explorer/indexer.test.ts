@@ -4,8 +4,10 @@ import { keyPairFromSeed, type Ed25519KeyPair } from '../../../node/crypto/ed255
 import { addressBytesFromPublicKey, addressFromPublicKey } from '../../../node/protocol/address.js';
 import { SUCCESS } from '../../../node/protocol/receipt.js';
 import { openDatabase } from '../../../node/state/db.js';
-import { CATCH_UP_GROUP, CATCH_UP_TXS, indexBlocks, Indexer, type Indexed } from '../../../plugins/explorer/indexer.js';
-import { scan } from '../../../plugins/explorer/store.js';
+import { CATCH_UP_GROUP, CATCH_UP_TXS, indexBlocks } from '../../../plugins/explorer/indexing.js';
+import type { Indexed } from '../../../plugins/explorer/rows.js';
+import { Indexer } from '../../../plugins/explorer/store/level/indexer.js';
+import { scan } from '../../../plugins/explorer/store/level/layout.js';
 import { committedChain, type TxSpec } from './committed-chain.js';
 
 const CHAIN = 'indexer-test';

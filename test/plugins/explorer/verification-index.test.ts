@@ -7,8 +7,9 @@ import { didForPublicKey } from '../../../node/protocol/did.js';
 import type { Payload } from '../../../node/protocol/payloads.js';
 import { SUCCESS, type ReceiptEvent } from '../../../node/protocol/receipt.js';
 import { openDatabase } from '../../../node/state/db.js';
-import { Indexer, type Indexed } from '../../../plugins/explorer/indexer.js';
-import { scan } from '../../../plugins/explorer/store.js';
+import type { Indexed } from '../../../plugins/explorer/rows.js';
+import { Indexer } from '../../../plugins/explorer/store/level/indexer.js';
+import { scan } from '../../../plugins/explorer/store/level/layout.js';
 import { committedChain, type TxSpec } from './committed-chain.js';
 
 /**

@@ -1,11 +1,9 @@
-import { invalid } from '../../node/errors.js';
-import type { PluginContext } from '../../node/plugins/types.js';
-import { formatAddress, parseAddress } from '../../node/protocol/address.js';
-import { formatCredentialId, parseCredentialId } from '../../node/protocol/credential-id.js';
-import type { BlockRow, TxRow } from './rows.js';
-import { getJson, getNumber, pad } from './store.js';
-import { validatorRow } from './validators-api.js';
-import { verificationRow, type VerificationRow } from './verification-index.js';
+import { invalid } from '../../../node/errors.js';
+import type { PluginContext } from '../../../node/plugins/types.js';
+import { formatAddress, parseAddress } from '../../../node/protocol/address.js';
+import { formatCredentialId, parseCredentialId } from '../../../node/protocol/credential-id.js';
+import type { ExplorerReader } from '../store/types.js';
+import { validatorRow } from './validators.js';
 
 /**
  * GET /api/v1/search?q=…&type=…: exact lookups, not full text. `q` is matched as each type's
@@ -19,16 +17,13 @@ export const SEARCH_TYPES = ['block', 'transaction', 'validator', 'did', 'creden
 type SearchType = (typeof SEARCH_TYPES)[number];
 const MAX_Q = 128;
 
-export function mountSearchApi(ctx: PluginContext): void {
-  const store = ctx.store;
+export function mountSearchApi(ctx: PluginContext, index: ExplorerReader): void {
   const finders: Record<SearchType, (q: string) => Promise<unknown>> = {
     block: async (q) => {
-      if (/^\d{1,16}$/.test(q)) return getJson<BlockRow>(store, `block:${pad(Number(q), 16)}`);
-      if (!/^[0-9a-f]{64}$/.test(q)) return undefined;
-      const height = await getJson<string>(store, `blockhash:${q}`).catch(() => undefined);
-      return height === undefined ? undefined : getJson<BlockRow>(store, `block:${pad(Number(height), 16)}`);
+      if (/^\d{1,16}$/.test(q)) return index.block(Number(q));
+      return /^[0-9a-f]{64}$/.test(q) ? index.blockByHash(q) : undefined;
     },
-    transaction: async (q) => (/^[0-9a-f]{64}$/.test(q) ? getJson<TxRow>(store, `tx:${q}`) : undefined),
+    transaction: async (q) => (/^[0-9a-f]{64}$/.test(q) ? index.tx(q) : undefined),
     validator: async (q) => {
       let bytes: Uint8Array;
       try {
@@ -38,20 +33,19 @@ export function mountSearchApi(ctx: PluginContext): void {
       }
       const v = await ctx.chain.validator(bytes);
       const a = formatAddress(bytes);
-      return v ? validatorRow(a, v, await getNumber(store, `count:proposed:${a}`), null) : undefined;
+      return v ? validatorRow(a, v, await index.proposed(a), null) : undefined;
     },
-    did: async (q) => (q.startsWith('did:') ? getJson(store, `did:${q}`) : undefined),
+    did: async (q) => (q.startsWith('did:') ? index.did(q) : undefined),
     credential: async (q) => {
+      let urn: string;
       try {
-        return await getJson(store, `cred:${formatCredentialId(parseCredentialId(q))}`);
+        urn = formatCredentialId(parseCredentialId(q));
       } catch {
         return undefined;
       }
+      return index.credential(urn);
     },
-    verification: async (q) => {
-      const row = await getJson<VerificationRow>(store, `ver:${q}`);
-      return row && verificationRow(row);
-    },
+    verification: (q) => index.verification(q),
   };
 
   ctx.http.route('GET', '/api/v1/search', async (r) => {

@@ -1,8 +1,8 @@
-import type { Receipt } from '../../node/protocol/receipt.js';
-import type { Transaction } from '../../node/protocol/transaction.js';
-import type { TxRow } from './rows.js';
-import { pad, scan, type Batch } from './store.js';
-import type { BinarySublevel } from '../../node/state/db.js';
+import type { Receipt } from '../../../../node/protocol/receipt.js';
+import type { Transaction } from '../../../../node/protocol/transaction.js';
+import type { TxRow, VerificationRow, VerificationStatus } from '../../rows.js';
+import { pad, scan, type Batch } from './layout.js';
+import type { BinarySublevel } from '../../../../node/state/db.js';
 
 /**
  * Verification requests and their outcomes (issue 27), from VerificationRequest transactions and
@@ -22,34 +22,6 @@ import type { BinarySublevel } from '../../node/state/db.js';
  * that block's transactions. The indexer applies the same rule from its own `verdue:` entries,
  * so a request is expired in the batch of the block that expired it, caught up or live.
  */
-
-export const VERIFICATION_STATUSES = ['pending', 'final', 'expired'] as const;
-export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
-
-export interface VerificationRow {
-  request_id: string;
-  requester_did: string;
-  subject_did: string;
-  /** the requester's stated purpose, signed into the request */
-  purpose: string;
-  claim_types: string[];
-  /** smallest units, held until final (to the committee) or expired (back) */
-  fee: string;
-  status: VerificationStatus;
-  /** null until final */
-  verified: boolean | null;
-  answers: number;
-  request_height: number;
-  deadline_height: number;
-  /** the block that made the response final; null while pending or once expired */
-  final_height: number | null;
-  consensus_round: number | null;
-  /** block times (Unix ms, as strings) of the request and of its final block */
-  request_ms: string;
-  final_ms: string | null;
-  /** the VerificationRequest transaction */
-  tx_hash: string;
-}
 
 /** As stored: the row and the request's position, which keys its index entries. */
 interface Stored extends VerificationRow {

@@ -1,10 +1,9 @@
-import { invalid } from '../../node/errors.js';
-import type { PluginContext } from '../../node/plugins/types.js';
-import { formatAddress, parseAddress } from '../../node/protocol/address.js';
-import type { ValidatorRecord } from '../../node/protocol/records.js';
-import { paging } from './api.js';
-import type { BlockRow } from './rows.js';
-import { getJson, getNumber, listNewest, pad } from './store.js';
+import { invalid } from '../../../node/errors.js';
+import type { PluginContext } from '../../../node/plugins/types.js';
+import { formatAddress, parseAddress } from '../../../node/protocol/address.js';
+import type { ValidatorRecord } from '../../../node/protocol/records.js';
+import type { ExplorerReader } from '../store/types.js';
+import { paging } from './params.js';
 
 /**
  * /api/v1/validators: rows from live chain state (stake, unbonding, reputation, active) plus
@@ -32,19 +31,17 @@ export async function listedValidators(ctx: PluginContext): Promise<Array<{ addr
   return (await ctx.chain.validators()).filter(({ validator: v }) => v.staked > 0n || v.unbonding.length > 0 || v.active);
 }
 
-export function mountValidatorsApi(ctx: PluginContext): void {
-  const store = ctx.store;
-  const asOf = async () => {
-    const [latest] = await listNewest(store, 'block:', 0, 1);
-    return latest === undefined ? null : (JSON.parse(latest) as BlockRow).created_at;
-  };
+export function mountValidatorsApi(ctx: PluginContext, index: ExplorerReader): void {
+  const asOf = async () => (await index.latestBlock())?.created_at ?? null;
   const rows = async () => {
     const updatedAt = await asOf();
     const all = await listedValidators(ctx);
-    return Promise.all(all.map(async ({ address, validator }) => {
-      const a = formatAddress(address);
-      return validatorRow(a, validator, await getNumber(store, `count:proposed:${a}`), updatedAt);
-    }));
+    return Promise.all(
+      all.map(async ({ address, validator }) => {
+        const a = formatAddress(address);
+        return validatorRow(a, validator, await index.proposed(a), updatedAt);
+      }),
+    );
   };
 
   ctx.http.route('GET', '/api/v1/validators', async (r) => {
@@ -60,7 +57,7 @@ export function mountValidatorsApi(ctx: PluginContext): void {
         total_validators: list.length,
         active_validators: list.filter((v) => v.active).length,
         total_staked: list.reduce((n, v) => n + BigInt(v.staked), 0n).toString(),
-        total_blocks_proposed: await getNumber(store, 'count:proposed'),
+        total_blocks_proposed: await index.proposedTotal(),
       },
       total: list.length,
       page: p.page,
@@ -78,8 +75,7 @@ export function mountValidatorsApi(ctx: PluginContext): void {
     const a = formatAddress(bytes);
     const v = await ctx.chain.validator(bytes);
     if (!v) return r.problem(404, `no validator ${a}`);
-    const heights = await listNewest(store, `proposed:${a}:`, 0, RECENT);
-    const recent = (await Promise.all(heights.map((h) => getJson<BlockRow>(store, `block:${pad(Number(h), 16)}`)))).filter((b) => b !== undefined);
-    r.json(200, { ...validatorRow(a, v, await getNumber(store, `count:proposed:${a}`), await asOf()), recent_blocks: recent });
+    const recent = await index.recentProposed(a, RECENT);
+    r.json(200, { ...validatorRow(a, v, await index.proposed(a), await asOf()), recent_blocks: recent });
   });
 }

@@ -1,11 +1,11 @@
-import { toHex } from '../../node/protocol/bytes.js';
-import { parseCredentialId } from '../../node/protocol/credential-id.js';
-import type { CredentialRecord } from '../../node/protocol/credential-records.js';
-import { didForIdentifier } from '../../node/protocol/did.js';
-import type { Receipt } from '../../node/protocol/receipt.js';
-import type { Transaction } from '../../node/protocol/transaction.js';
-import type { TxRow } from './rows.js';
-import type { Batch } from './store.js';
+import { toHex } from '../../../../node/protocol/bytes.js';
+import { parseCredentialId } from '../../../../node/protocol/credential-id.js';
+import type { CredentialRecord } from '../../../../node/protocol/credential-records.js';
+import { didForIdentifier } from '../../../../node/protocol/did.js';
+import type { Receipt } from '../../../../node/protocol/receipt.js';
+import type { Transaction } from '../../../../node/protocol/transaction.js';
+import type { CredentialRow, DidRow, IssuerStats, TxRow } from '../../rows.js';
+import type { Batch } from './layout.js';
 
 /**
  * DIDs and credentials, from the events in a transaction's receipt:
@@ -19,41 +19,6 @@ import type { Batch } from './store.js';
  * A credential row appears when the credential is registered, with its fields from chain state
  * (they never change after registration), and turns revoked at its CredentialRevoked event.
  */
-
-export interface DidRow {
-  did: string;
-  controller: string;
-  /** hex of the DID's current key; null once deactivated */
-  public_key: string | null;
-  active: boolean;
-  created_ms: string;
-  updated_ms: string;
-  /** the DidCreate transaction */
-  tx_hash: string;
-  created_at: string;
-}
-
-export interface CredentialRow {
-  credential_id: string;
-  issuer_did: string;
-  subject_did: string;
-  credential_type: string;
-  hash: string;
-  issued_ms: string;
-  revoked: boolean;
-  revoked_ms: string | null;
-  /** the request transaction */
-  tx_hash: string;
-}
-
-export interface IssuerStats {
-  issuer_did: string;
-  credentials_issued: number;
-  active_credentials: number;
-  revoked_credentials: number;
-  first_issued: string;
-  last_issued: string;
-}
 
 interface Source {
   network: string;

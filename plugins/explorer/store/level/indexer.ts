@@ -1,40 +1,19 @@
-import type { CommittedBlock } from '../../node/chain/app.js';
-import { stringifyJson } from '../../node/protocol/json.js';
-import type { CredentialRecord } from '../../node/protocol/credential-records.js';
-import type { BinarySublevel } from '../../node/state/db.js';
-import { indexIdentity, type CredentialRow, type DidRow } from './identity-index.js';
-import { blockRow, txRow, type BlockRow, type TxRow } from './rows.js';
-import { Batch, getNumber, pad, position } from './store.js';
-import { expireDue, indexVerification, loadDues, type Dues, type VerificationRow } from './verification-index.js';
+import type { CommittedBlock } from '../../../../node/chain/app.js';
+import { stringifyJson } from '../../../../node/protocol/json.js';
+import type { CredentialRecord } from '../../../../node/protocol/credential-records.js';
+import type { BinarySublevel } from '../../../../node/state/db.js';
+import { addressesOf, blockRow, txRow, type AddressRecord, type BlockRow, type CredentialRow, type DidRow, type Indexed, type TxRow, type VerificationRow } from '../../rows.js';
+import type { IndexWriter } from '../types.js';
+import { indexIdentity } from './identity.js';
+import { Batch, getNumber, pad, position } from './layout.js';
+import { expireDue, indexVerification, loadDues, type Dues } from './verification.js';
 
 /**
- * Indexes committed blocks into the explorer's namespace. One LevelDB batch holds a block's rows
+ * Indexes committed blocks into the explorer's LevelDB namespace. One LevelDB batch holds a block's rows
  * (or several blocks' when it catches up), their index entries, the updated totals and the
  * cursor, so a crash leaves the index before or after them: a restart resumes at the cursor with
  * no gap and no duplicate.
  */
-
-/** An address as indexed; the API adds `is_validator` from live chain state. */
-export interface AddressRecord {
-  address: string;
-  /** block time (Unix ms, as a string) of its first and last transaction */
-  first_seen: string;
-  last_seen: string;
-  tx_count: number;
-  did: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** The rows one block added, for the WebSocket feed. */
-export interface Indexed {
-  block: BlockRow;
-  txs: TxRow[];
-  dids: DidRow[];
-  credentials: CredentialRow[];
-  /** verification rows the block created or changed, as they stand after it */
-  verifications: VerificationRow[];
-}
 
 export interface IndexerDeps {
   store: BinarySublevel;
@@ -44,7 +23,7 @@ export interface IndexerDeps {
   now?: () => Date;
 }
 
-export class Indexer {
+export class Indexer implements IndexWriter {
   /** the cursor as last written: this indexer is the namespace's only writer */
   private next: number | undefined;
   /** the pending verification requests' deadlines as of the cursor, kept here after the first read */
@@ -148,29 +127,6 @@ export class Indexer {
   }
 }
 
-/** at most this many blocks, and about this many transactions, in one batch while catching up */
-export const CATCH_UP_GROUP = 64;
-export const CATCH_UP_TXS = 2048;
-
-/**
- * Indexes a block stream: blocks that are already behind the head (`behind(seq)`) go in groups
- * of up to CATCH_UP_GROUP blocks or CATCH_UP_TXS transactions, the head's at once, so live blocks
- * are never held back.
- */
-export async function indexBlocks(indexer: Indexer, blocks: AsyncIterable<CommittedBlock>, behind: (seq: number) => boolean, done: (indexed: Indexed, nextSeq: number) => void): Promise<void> {
-  let group: CommittedBlock[] = [];
-  let txs = 0;
-  for await (const c of blocks) {
-    group.push(c);
-    txs += c.block.transactions.length;
-    if (group.length < CATCH_UP_GROUP && txs < CATCH_UP_TXS && behind(c.seq)) continue;
-    const indexed = await indexer.applyAll(group);
-    group = [];
-    txs = 0;
-    for (const i of indexed) done(i, c.seq + 1);
-  }
-}
-
 /** The addresses a batch updates, each with its transaction count as stored before the batch (undefined: new). */
 type Touched = Map<string, number | undefined>;
 
@@ -184,11 +140,6 @@ interface BlockRows {
 
 function rowsOf(c: CommittedBlock, at: string): BlockRows {
   return { c, at, block: blockRow(c.block, at), txs: c.block.transactions.map((tx, i) => txRow(tx, c.receipts[i]!, c.block, at)) };
-}
-
-/** The sender, and the recipient when there is another one. */
-function addressesOf(row: TxRow): string[] {
-  return row.recipient && row.recipient !== row.sender ? [row.sender, row.recipient] : [row.sender];
 }
 
 /** The stored keys indexing these blocks reads (totals, address rows, sender markers), to fetch in one go. */

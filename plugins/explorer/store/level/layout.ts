@@ -1,5 +1,5 @@
-import type { BinarySublevel } from '../../node/state/db.js';
-import { parseJson, stringifyJson } from '../../node/protocol/json.js';
+import type { BinarySublevel } from '../../../../node/state/db.js';
+import { parseJson, stringifyJson } from '../../../../node/protocol/json.js';
 
 /**
  * The explorer's LevelDB layout, in its own namespace. Keys are ASCII with fixed-width decimal
