@@ -23,8 +23,8 @@ import type { ExplorerReader, IndexWriter } from './types.js';
  *   - otherwise `store`: `leveldb` (the default), the explorer's namespace in the node's LevelDB;
  *     or `pglite`, Postgres compiled to WASM in this process, its files in
  *     <dataDir>/plugins/explorer/pglite (in memory when the node has no data directory).
- *     PGlite is not the default: it runs on the node's event loop, and its first start (initdb)
- *     holds that loop for seconds, during which the node's RPC answers busy.
+ *     PGlite runs in a worker thread (common/sql/pglite.ts); why it is not the default yet is
+ *     in docs/explorer.md, "Index stores".
  */
 
 export const STORES = ['leveldb', 'pglite', 'postgres'] as const;
