@@ -1,9 +1,8 @@
-import { toHex } from '../../../../node/protocol/bytes.js';
 import { parseCredentialId } from '../../../../node/protocol/credential-id.js';
 import type { CredentialRecord } from '../../../../node/protocol/credential-records.js';
-import { didForIdentifier } from '../../../../node/protocol/did.js';
 import type { Receipt } from '../../../../node/protocol/receipt.js';
 import type { Transaction } from '../../../../node/protocol/transaction.js';
+import { credentialRegisteredRow, credentialRevoked, didChange, didCreatedRow, issuerRegistered, issuerRevoked } from '../../event-rows.js';
 import type { CredentialRow, DidRow, IssuerStats, TxRow } from '../../rows.js';
 import type { Batch } from './layout.js';
 
@@ -41,16 +40,7 @@ export async function indexIdentity(b: Batch, s: Source): Promise<IdentityAdded>
   for (const e of s.receipt.events) {
     switch (e.type) {
       case 'DidCreated': {
-        const row: DidRow = {
-          did: e.did,
-          controller: e.did,
-          public_key: toHex(s.tx.senderPubkey),
-          active: true,
-          created_ms: s.row.timestamp_ms,
-          updated_ms: s.row.timestamp_ms,
-          tx_hash: s.row.hash,
-          created_at: s.at,
-        };
+        const row = didCreatedRow(e, s.tx, s.row, s.at);
         b.put(`did:${e.did}`, row);
         added.dids.push(row);
         b.put(`didseq:${s.pos}`, e.did);
@@ -60,12 +50,12 @@ export async function indexIdentity(b: Batch, s: Source): Promise<IdentityAdded>
         break;
       }
       case 'DidDeactivated':
-        await updateDid(b, e.did, s, { active: false, public_key: null });
-        await b.add('dids_active', -1);
+      case 'DidRecovered': {
+        const row = await b.get<DidRow>(`did:${e.did}`);
+        if (row) b.put(`did:${e.did}`, { ...row, ...didChange(e, s.row) });
+        if (e.type === 'DidDeactivated') await b.add('dids_active', -1);
         break;
-      case 'DidRecovered':
-        await updateDid(b, e.did, s, { public_key: e.new_public_key });
-        break;
+      }
       case 'CredentialRegistered':
         added.credentials.push(await registered(b, e.id, s));
         break;
@@ -79,33 +69,15 @@ export async function indexIdentity(b: Batch, s: Source): Promise<IdentityAdded>
   return added;
 }
 
-async function updateDid(b: Batch, did: string, s: Source, change: Partial<DidRow>): Promise<void> {
-  const row = await b.get<DidRow>(`did:${did}`);
-  if (row) b.put(`did:${did}`, { ...row, ...change, updated_ms: s.row.timestamp_ms });
-}
-
 async function registered(b: Batch, urn: string, s: Source): Promise<CredentialRow> {
-  const c = await s.credential(parseCredentialId(urn));
-  if (!c) throw new Error(`credential ${urn} was registered, but chain state has no record of it`);
-  const issuer = didForIdentifier(s.network, c.issuer);
-  const subject = didForIdentifier(s.network, c.subject);
-  const row: CredentialRow = {
-    credential_id: urn,
-    issuer_did: issuer,
-    subject_did: subject,
-    credential_type: c.credentialType,
-    hash: toHex(c.hash),
-    issued_ms: s.row.timestamp_ms,
-    revoked: false,
-    revoked_ms: null,
-    tx_hash: toHex(c.txHash),
-  };
+  const row = credentialRegisteredRow(s.network, urn, await s.credential(parseCredentialId(urn)), s.row);
+  const { issuer_did: issuer, subject_did: subject } = row;
   b.put(`cred:${urn}`, row);
   for (const [index, value] of [
     ['credseq', ''],
     ['credissuer', issuer],
     ['credsubject', subject],
-    ['credtype', c.credentialType],
+    ['credtype', row.credential_type],
     ['creddid', issuer],
     ['creddid', subject],
   ] as const) {
@@ -119,22 +91,15 @@ async function registered(b: Batch, urn: string, s: Source): Promise<CredentialR
     b.put(`issuerseq:${s.pos}`, issuer);
     await b.add('issuers');
   }
-  b.put(`issuer:${issuer}`, {
-    issuer_did: issuer,
-    credentials_issued: (stats?.credentials_issued ?? 0) + 1,
-    active_credentials: (stats?.active_credentials ?? 0) + 1,
-    revoked_credentials: stats?.revoked_credentials ?? 0,
-    first_issued: stats?.first_issued ?? s.row.timestamp_ms,
-    last_issued: s.row.timestamp_ms,
-  } satisfies IssuerStats);
+  b.put(`issuer:${issuer}`, issuerRegistered(issuer, stats, s.row));
   return row;
 }
 
 async function revoked(b: Batch, urn: string, s: Source): Promise<void> {
   const row = await b.get<CredentialRow>(`cred:${urn}`);
   if (!row) return;
-  b.put(`cred:${urn}`, { ...row, revoked: true, revoked_ms: s.row.timestamp_ms });
+  b.put(`cred:${urn}`, { ...row, ...credentialRevoked(s.row) });
   await b.add('credentials_active', -1);
   const stats = await b.get<IssuerStats>(`issuer:${row.issuer_did}`);
-  if (stats) b.put(`issuer:${row.issuer_did}`, { ...stats, active_credentials: stats.active_credentials - 1, revoked_credentials: stats.revoked_credentials + 1 });
+  if (stats) b.put(`issuer:${row.issuer_did}`, { ...stats, ...issuerRevoked(stats) });
 }

@@ -2,6 +2,7 @@ import type { CommittedBlock } from '../../../../node/chain/app.js';
 import { stringifyJson } from '../../../../node/protocol/json.js';
 import type { CredentialRecord } from '../../../../node/protocol/credential-records.js';
 import type { BinarySublevel } from '../../../../node/state/db.js';
+import { senderDid } from '../../event-rows.js';
 import { addressesOf, blockRow, txRow, type AddressRecord, type BlockRow, type CredentialRow, type DidRow, type Indexed, type TxRow, type VerificationRow } from '../../rows.js';
 import type { IndexWriter } from '../types.js';
 import { indexIdentity } from './identity.js';
@@ -112,7 +113,7 @@ export class Indexer implements IndexWriter {
           first_seen: prev?.first_seen ?? row.timestamp_ms,
           last_seen: row.timestamp_ms,
           tx_count: (prev?.tx_count ?? 0) + 1,
-          did: prev?.did ?? (tx.payload.kind === 'DidCreate' && a === row.sender && row.status === 'success' ? `did:ledger:${this.d.network}:${a}` : null),
+          did: prev?.did ?? senderDid(this.d.network, tx, row, a),
           created_at: prev?.created_at ?? at,
           updated_at: at,
         } satisfies AddressRecord);

@@ -1,5 +1,6 @@
 import type { Receipt } from '../../../../node/protocol/receipt.js';
 import type { Transaction } from '../../../../node/protocol/transaction.js';
+import { verificationFinalized, verificationRequestedRow } from '../../event-rows.js';
 import type { TxRow, VerificationRow, VerificationStatus } from '../../rows.js';
 import { pad, scan, type Batch } from './layout.js';
 import type { BinarySublevel } from '../../../../node/state/db.js';
@@ -67,27 +68,9 @@ export async function indexVerification(b: Batch, s: Source, dues: Dues, changed
   for (const e of s.receipt.events) {
     switch (e.type) {
       case 'VerificationRequested': {
-        if (s.tx.payload.kind !== 'VerificationRequest') break;
-        const r = s.tx.payload.request;
-        const row: Stored = {
-          request_id: e.request_id,
-          requester_did: e.requester,
-          subject_did: e.subject,
-          purpose: r.requester.purpose,
-          claim_types: r.requiredClaims.map((c) => c.type),
-          fee: r.fee,
-          status: 'pending',
-          verified: null,
-          answers: 0,
-          request_height: s.row.block_height,
-          deadline_height: e.deadline_height,
-          final_height: null,
-          consensus_round: null,
-          request_ms: s.row.timestamp_ms,
-          final_ms: null,
-          tx_hash: s.row.hash,
-          pos: s.pos,
-        };
+        const made = verificationRequestedRow(e, s.tx, s.row);
+        if (!made) break;
+        const row: Stored = { ...made, pos: s.pos };
         b.put(`ver:${e.request_id}`, row);
         for (const name of ['verseq', `verstatus:pending`, `versubject:${e.subject}`, `verrequester:${e.requester}`]) {
           b.put(`${name}:${s.pos}`, e.request_id);
@@ -102,7 +85,7 @@ export async function indexVerification(b: Batch, s: Source, dues: Dues, changed
         await update(b, e.request_id, changed, () => ({ answers: e.answers }));
         break;
       case 'VerificationFinalized': {
-        const row = await update(b, e.request_id, changed, () => ({ verified: e.verified, final_height: s.row.block_height, consensus_round: e.consensus_round, final_ms: s.row.timestamp_ms }), 'final', dues);
+        const row = await update(b, e.request_id, changed, () => verificationFinalized(e, s.row), 'final', dues);
         if (row && e.verified) await b.add('verified');
         break;
       }

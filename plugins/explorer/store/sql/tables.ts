@@ -35,35 +35,6 @@ export const ADDRESS_COLUMNS = [col('address', 'text'), col('first_seen_ms', 'bi
 
 export const VALIDATOR_COLUMNS = [col('address', 'text'), col('blocks_proposed', 'bigint'), col('last_proposed_height', 'bigint')];
 
-export const DID_COLUMNS = [col('did', 'text'), col('controller', 'text'), col('public_key', 'text'), col('active', 'boolean'), col('created_ms', 'bigint'), col('updated_ms', 'bigint'), col('tx_hash', 'text'), col('block_seq', 'bigint'), col('tx_index', 'integer'), col('created_at', 'timestamptz')];
-
-export const CREDENTIAL_COLUMNS = [col('credential_id', 'text'), col('issuer_did', 'text'), col('subject_did', 'text'), col('credential_type', 'text'), col('hash', 'text'), col('issued_ms', 'bigint'), col('revoked', 'boolean'), col('revoked_ms', 'bigint'), col('tx_hash', 'text'), col('block_seq', 'bigint'), col('tx_index', 'integer')];
-
-export const ISSUER_COLUMNS = [col('issuer_did', 'text'), col('credentials_issued', 'bigint'), col('active_credentials', 'bigint'), col('revoked_credentials', 'bigint'), col('first_issued_ms', 'bigint'), col('last_issued_ms', 'bigint'), col('first_block_seq', 'bigint'), col('first_tx_index', 'integer')];
-
-export const VERIFICATION_COLUMNS = [
-  col('request_id', 'text'),
-  col('requester_did', 'text'),
-  col('subject_did', 'text'),
-  col('purpose', 'text'),
-  // a text[] per row cannot travel inside an array parameter: it goes as JSON text
-  col('claim_types', 'text', (v) => `ARRAY(SELECT json_array_elements_text(${v}::json))`),
-  col('fee', 'numeric'),
-  col('status', 'text'),
-  col('verified', 'boolean'),
-  col('answers', 'integer'),
-  col('request_height', 'bigint'),
-  col('deadline_height', 'bigint'),
-  col('final_height', 'bigint'),
-  col('consensus_round', 'bigint'),
-  col('request_ms', 'bigint'),
-  col('final_ms', 'bigint'),
-  col('tx_hash', 'text'),
-  col('block_seq', 'bigint'),
-  col('tx_index', 'integer'),
-  col('changed_seq', 'bigint'),
-];
-
 /** A place in the chain: the transaction's (or the block's) seq and index. */
 export interface Position {
   block_seq: number;
@@ -123,48 +94,114 @@ export function addressFrom(r: Raw): AddressRecord {
   return { address: r.address as string, first_seen: str(r.first_seen_ms), last_seen: str(r.last_seen_ms), tx_count: r.tx_count as number, did: (r.did as string | null) ?? null, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
 }
 
-export const DID_SELECT = 'did, controller, public_key, active, created_ms, updated_ms, tx_hash, block_seq, tx_index, created_at';
+/**
+ * How a field of a row travels: `read` from what the engine returns, `write` into the array
+ * parameter, `select` when the engine must cast it (numeric as text, so no engine makes it a float).
+ */
+interface Codec {
+  read?(v: unknown): unknown;
+  write?(v: unknown): unknown;
+  select?(name: string): string;
+  expr?: Column['expr'];
+}
 
-export function didFrom(r: Raw): DidState {
+/** block time in a bigint column, a string in the rows (seed 002) */
+const ms: Codec = { read: strOrNull, write: (v) => (v === null || v === undefined ? null : Number(v)) };
+const timestamp: Codec = { read: iso };
+const decimal: Codec = { select: (name) => `${name}::text AS ${name}` };
+// a text[] per row cannot travel inside an array parameter: it goes as JSON text
+const textArray: Codec = { write: (v) => JSON.stringify(v), expr: (v) => `ARRAY(SELECT json_array_elements_text(${v}::json))` };
+
+interface Field extends Column {
+  /** the row's property, when not the column's name */
+  field: string;
+  codec: Codec;
+}
+
+const field = (name: string, type: string, codec: Codec = {}, as = name): Field => ({ ...col(name, type, codec.expr), field: as, codec });
+
+/** A table of rows keyed by one column, changed in place and upserted whole. */
+export interface KeyedTable<T> {
+  name: string;
+  key: string;
+  columns: readonly Field[];
+  select: string;
+  from(r: Raw): T;
+  values(row: T): unknown[];
+}
+
+function keyed<T>(name: string, key: string, columns: Field[]): KeyedTable<T> {
   return {
-    did: r.did as string,
-    controller: r.controller as string,
-    public_key: (r.public_key as string | null) ?? null,
-    active: r.active as boolean,
-    created_ms: str(r.created_ms),
-    updated_ms: str(r.updated_ms),
-    tx_hash: r.tx_hash as string,
-    created_at: iso(r.created_at),
-    block_seq: r.block_seq as number,
-    tx_index: r.tx_index as number,
+    name,
+    key,
+    columns,
+    select: columns.map((c) => c.codec.select?.(c.name) ?? c.name).join(', '),
+    from: (r) => Object.fromEntries(columns.map((c) => [c.field, c.codec.read ? c.codec.read(r[c.name]) : (r[c.name] ?? null)])) as T,
+    values: (row) => columns.map((c) => {
+      const v = (row as Record<string, unknown>)[c.field];
+      return c.codec.write ? c.codec.write(v) : v;
+    }),
   };
 }
 
+const position = [field('block_seq', 'bigint'), field('tx_index', 'integer')];
+
+export const DIDS = keyed<DidState>('explorer.dids', 'did', [
+  ...['did', 'controller', 'public_key'].map((n) => field(n, 'text')),
+  field('active', 'boolean'),
+  field('created_ms', 'bigint', ms),
+  field('updated_ms', 'bigint', ms),
+  field('tx_hash', 'text'),
+  field('created_at', 'timestamptz', timestamp),
+  ...position,
+]);
+
+export const CREDENTIALS = keyed<CredentialState>('explorer.credentials', 'credential_id', [
+  ...['credential_id', 'issuer_did', 'subject_did', 'credential_type', 'hash'].map((n) => field(n, 'text')),
+  field('issued_ms', 'bigint', ms),
+  field('revoked', 'boolean'),
+  field('revoked_ms', 'bigint', ms),
+  field('tx_hash', 'text'),
+  ...position,
+]);
+
+export const ISSUERS = keyed<IssuerState>('explorer.issuers', 'issuer_did', [
+  field('issuer_did', 'text'),
+  ...['credentials_issued', 'active_credentials', 'revoked_credentials'].map((n) => field(n, 'bigint')),
+  field('first_issued_ms', 'bigint', ms, 'first_issued'),
+  field('last_issued_ms', 'bigint', ms, 'last_issued'),
+  field('first_block_seq', 'bigint'),
+  field('first_tx_index', 'integer'),
+]);
+
+export const VERIFICATIONS = keyed<VerificationState>('explorer.verification_requests', 'request_id', [
+  ...['request_id', 'requester_did', 'subject_did', 'purpose'].map((n) => field(n, 'text')),
+  field('claim_types', 'text', textArray),
+  field('fee', 'numeric', decimal),
+  field('status', 'text'),
+  field('verified', 'boolean'),
+  field('answers', 'integer'),
+  ...['request_height', 'deadline_height', 'final_height', 'consensus_round'].map((n) => field(n, 'bigint')),
+  field('request_ms', 'bigint', ms),
+  field('final_ms', 'bigint', ms),
+  field('tx_hash', 'text'),
+  ...position,
+  field('changed_seq', 'bigint'),
+]);
+
+export const DID_SELECT = DIDS.select;
+export const didFrom = DIDS.from;
+export const CREDENTIAL_SELECT = CREDENTIALS.select;
+export const credentialFrom = CREDENTIALS.from;
+export const ISSUER_SELECT = ISSUERS.select;
+export const issuerFrom = ISSUERS.from;
+export const VERIFICATION_SELECT = VERIFICATIONS.select;
+export const verificationFrom = VERIFICATIONS.from;
+
+/** The rows as the API shows them, without the SQL index's own fields. */
 export function didRow(s: DidState): DidRow {
   const { block_seq: _s, tx_index: _i, ...row } = s;
   return row;
-}
-
-export function didValues(s: DidState): unknown[] {
-  return [s.did, s.controller, s.public_key, s.active, Number(s.created_ms), Number(s.updated_ms), s.tx_hash, s.block_seq, s.tx_index, s.created_at];
-}
-
-export const CREDENTIAL_SELECT = 'credential_id, issuer_did, subject_did, credential_type, hash, issued_ms, revoked, revoked_ms, tx_hash, block_seq, tx_index';
-
-export function credentialFrom(r: Raw): CredentialState {
-  return {
-    credential_id: r.credential_id as string,
-    issuer_did: r.issuer_did as string,
-    subject_did: r.subject_did as string,
-    credential_type: r.credential_type as string,
-    hash: r.hash as string,
-    issued_ms: str(r.issued_ms),
-    revoked: r.revoked as boolean,
-    revoked_ms: strOrNull(r.revoked_ms),
-    tx_hash: r.tx_hash as string,
-    block_seq: r.block_seq as number,
-    tx_index: r.tx_index as number,
-  };
 }
 
 export function credentialRow(s: CredentialState): CredentialRow {
@@ -172,86 +209,12 @@ export function credentialRow(s: CredentialState): CredentialRow {
   return row;
 }
 
-export function credentialValues(s: CredentialState): unknown[] {
-  return [s.credential_id, s.issuer_did, s.subject_did, s.credential_type, s.hash, Number(s.issued_ms), s.revoked, s.revoked_ms === null ? null : Number(s.revoked_ms), s.tx_hash, s.block_seq, s.tx_index];
-}
-
-export const ISSUER_SELECT = 'issuer_did, credentials_issued, active_credentials, revoked_credentials, first_issued_ms, last_issued_ms, first_block_seq, first_tx_index';
-
-export function issuerFrom(r: Raw): IssuerState {
-  return {
-    issuer_did: r.issuer_did as string,
-    credentials_issued: r.credentials_issued as number,
-    active_credentials: r.active_credentials as number,
-    revoked_credentials: r.revoked_credentials as number,
-    first_issued: str(r.first_issued_ms),
-    last_issued: str(r.last_issued_ms),
-    first_block_seq: r.first_block_seq as number,
-    first_tx_index: r.first_tx_index as number,
-  };
-}
-
 export function issuerRow(s: IssuerState): IssuerStats {
   const { first_block_seq: _s, first_tx_index: _i, ...row } = s;
   return row;
 }
 
-export function issuerValues(s: IssuerState): unknown[] {
-  return [s.issuer_did, s.credentials_issued, s.active_credentials, s.revoked_credentials, Number(s.first_issued), Number(s.last_issued), s.first_block_seq, s.first_tx_index];
-}
-
-export const VERIFICATION_SELECT =
-  'request_id, requester_did, subject_did, purpose, claim_types, fee::text AS fee, status, verified, answers, request_height, deadline_height, final_height, consensus_round, request_ms, final_ms, tx_hash, block_seq, tx_index, changed_seq';
-
-export function verificationFrom(r: Raw): VerificationState {
-  return {
-    request_id: r.request_id as string,
-    requester_did: r.requester_did as string,
-    subject_did: r.subject_did as string,
-    purpose: r.purpose as string,
-    claim_types: r.claim_types as string[],
-    fee: r.fee as string,
-    status: r.status as VerificationStatus,
-    verified: (r.verified as boolean | null) ?? null,
-    answers: r.answers as number,
-    request_height: r.request_height as number,
-    deadline_height: r.deadline_height as number,
-    final_height: (r.final_height as number | null) ?? null,
-    consensus_round: (r.consensus_round as number | null) ?? null,
-    request_ms: str(r.request_ms),
-    final_ms: strOrNull(r.final_ms),
-    tx_hash: r.tx_hash as string,
-    block_seq: r.block_seq as number,
-    tx_index: r.tx_index as number,
-    changed_seq: r.changed_seq as number,
-  };
-}
-
 export function verificationRow(s: VerificationState): VerificationRow {
   const { block_seq: _s, tx_index: _i, changed_seq: _c, ...row } = s;
   return row;
-}
-
-export function verificationValues(s: VerificationState): unknown[] {
-  return [
-    s.request_id,
-    s.requester_did,
-    s.subject_did,
-    s.purpose,
-    JSON.stringify(s.claim_types),
-    s.fee,
-    s.status,
-    s.verified,
-    s.answers,
-    s.request_height,
-    s.deadline_height,
-    s.final_height,
-    s.consensus_round,
-    Number(s.request_ms),
-    s.final_ms === null ? null : Number(s.final_ms),
-    s.tx_hash,
-    s.block_seq,
-    s.tx_index,
-    s.changed_seq,
-  ];
 }
