@@ -1,7 +1,7 @@
 import { invalid } from '../../../node/errors.js';
 import { Core, IdGen, MAX_TIME, Tx, bytes, int, join, pad, part, parts, under, type Summary } from './level-core.js';
+import { checkMessageFilter } from './shared.js';
 import {
-  MESSAGE_PROTOCOLS,
   MESSAGE_STATES,
   type MessageFilter,
   type MessageQueue,
@@ -218,13 +218,7 @@ export class LevelMessageQueue implements MessageQueue {
   }
 
   async list(filter: MessageFilter): Promise<{ items: MessageRecord[]; total: number }> {
-    const tenantId = part('tenantId', filter.tenantId);
-    const { state, protocol, recipient } = filter;
-    if (state !== undefined && !MESSAGE_STATES.includes(state)) throw invalid('RELAY_BAD_STATE', `state is one of ${MESSAGE_STATES.join(', ')}`);
-    if (protocol !== undefined && !MESSAGE_PROTOCOLS.includes(protocol)) throw invalid('RELAY_BAD_PROTOCOL', `protocol is one of ${MESSAGE_PROTOCOLS.join(', ')}`);
-    if (recipient !== undefined) part('recipient', recipient);
-    const limit = int('limit', filter.limit);
-    const offset = int('offset', filter.offset);
+    const { tenantId, state, protocol, recipient, limit, offset } = checkMessageFilter(filter);
     // With no filter or only a state, the stored counts give the total and the scan stops at the
     // page. Otherwise the scan reads the tenant's whole listing (small entries, no records) to
     // count: fine up to ~100k messages per tenant.

@@ -1,8 +1,9 @@
 import { invalid } from '../../../node/errors.js';
+import { MESSAGE_PROTOCOLS, MESSAGE_STATES, type MessageFilter } from './types.js';
 
 /**
  * What both relay store backends share: the checks of their input (so both refuse the same input
- * with the same codes), time-ordered ids and a mutex. NUL is refused in every key part: it is the
+ * with the same codes), time-ordered ids, a mutex and the counters' bucketing. NUL is refused in every key part: it is the
  * LevelDB layout's separator, and Postgres text cannot hold it.
  */
 
@@ -79,4 +80,49 @@ export class Mutex {
     this.tail = result.catch(() => undefined);
     return result;
   }
+}
+
+export const MINUTE = 60_000;
+/** the most buckets one counter `series` call may ask for */
+const MAX_BUCKETS = 100_000;
+
+/** Checks a counter's `add`; false when there is nothing to count. */
+export function checkCount(tenantId: string, name: string, at: number, n: number): boolean {
+  part('tenantId', tenantId);
+  part('name', name);
+  int('at', at, MAX_TIME);
+  if (typeof n !== 'number' || !Number.isFinite(n)) throw invalid('RELAY_BAD_NUMBER', 'a counter adds a finite number');
+  return n !== 0;
+}
+
+/**
+ * The buckets of a counter series from `from` to `to` and where a minute's count goes: a minute
+ * counts in the bucket holding its start (or `from`, for the minute `from` falls in).
+ */
+export function seriesBuckets(tenantId: string, name: string, from: number, to: number, bucketMs: number): { out: number[]; firstMinute: number; lastMinute: number; place(minute: number, n: number): void } {
+  part('tenantId', tenantId);
+  part('name', name);
+  int('from', from, MAX_TIME);
+  int('to', to, MAX_TIME);
+  if (int('bucketMs', bucketMs) === 0) throw invalid('RELAY_BAD_NUMBER', 'bucketMs must be positive');
+  const buckets = to <= from ? 0 : Math.ceil((to - from) / bucketMs);
+  if (buckets > MAX_BUCKETS) throw invalid('RELAY_TOO_MANY_BUCKETS', `a series has at most ${MAX_BUCKETS} buckets`);
+  const out = new Array<number>(buckets).fill(0);
+  const firstMinute = Math.floor(from / MINUTE);
+  const lastMinute = Math.floor((to - 1) / MINUTE);
+  const place = (minute: number, n: number): void => {
+    if (minute < firstMinute || minute > lastMinute) return;
+    out[Math.floor((Math.max(minute * MINUTE, from) - from) / bucketMs)]! += n;
+  };
+  return { out, firstMinute, lastMinute, place };
+}
+
+/** A message listing's filter, checked. */
+export function checkMessageFilter(filter: MessageFilter): MessageFilter {
+  const tenantId = part('tenantId', filter.tenantId);
+  const { state, protocol, recipient } = filter;
+  if (state !== undefined && !MESSAGE_STATES.includes(state)) throw invalid('RELAY_BAD_STATE', `state is one of ${MESSAGE_STATES.join(', ')}`);
+  if (protocol !== undefined && !MESSAGE_PROTOCOLS.includes(protocol)) throw invalid('RELAY_BAD_PROTOCOL', `protocol is one of ${MESSAGE_PROTOCOLS.join(', ')}`);
+  if (recipient !== undefined) part('recipient', recipient);
+  return { tenantId, state, protocol, recipient, limit: int('limit', filter.limit), offset: int('offset', filter.offset) };
 }

@@ -1,7 +1,6 @@
 import { LedgerError, invalid } from '../../../../node/errors.js';
-import { IdGen, MAX_TIME, int, part, parts } from '../shared.js';
+import { IdGen, MAX_TIME, checkMessageFilter, int, part, parts } from '../shared.js';
 import {
-  MESSAGE_PROTOCOLS,
   MESSAGE_STATES,
   type MessageFilter,
   type MessageProtocol,
@@ -209,13 +208,7 @@ export class PgMessageQueue implements MessageQueue {
 
   /** newest first */
   async list(filter: MessageFilter): Promise<{ items: MessageRecord[]; total: number }> {
-    const tenantId = part('tenantId', filter.tenantId);
-    const { state, protocol, recipient } = filter;
-    if (state !== undefined && !MESSAGE_STATES.includes(state)) throw invalid('RELAY_BAD_STATE', `state is one of ${MESSAGE_STATES.join(', ')}`);
-    if (protocol !== undefined && !MESSAGE_PROTOCOLS.includes(protocol)) throw invalid('RELAY_BAD_PROTOCOL', `protocol is one of ${MESSAGE_PROTOCOLS.join(', ')}`);
-    if (recipient !== undefined) part('recipient', recipient);
-    const limit = int('limit', filter.limit);
-    const offset = int('offset', filter.offset);
+    const { tenantId, state, protocol, recipient, limit, offset } = checkMessageFilter(filter);
     // an absent filter is a null parameter, which makes its condition true
     const where = `tenant_id = $1 AND ($2::text IS NULL OR state = $2) AND ($3::text IS NULL OR protocol = $3) AND ($4::text IS NULL OR recipient = $4)`;
     const params = [tenantId, state ?? null, protocol ?? null, recipient ?? null];
