@@ -173,11 +173,16 @@ export class DidcommAgent {
         const m = inbox.shift();
         if (m) return Promise.resolve(m);
         return new Promise((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error('no live message in time')), timeoutMs);
-          waiters.push((msg) => {
+          const waiter = (msg: IMessage & Record<string, unknown>) => {
             clearTimeout(timer);
             resolve(msg);
-          });
+          };
+          // a waiter that timed out leaves the queue, or it would swallow the next message
+          const timer = setTimeout(() => {
+            waiters.splice(waiters.indexOf(waiter), 1);
+            reject(new Error('no live message in time'));
+          }, timeoutMs);
+          waiters.push(waiter);
         });
       },
       sendRaw: (text) => ws.send(text),

@@ -25,6 +25,8 @@ const PUSH_BATCH = 100;
 const MAX_ARRIVALS = 2000;
 /** ids remembered as pushed on one socket, so an arrival the store read already pushed is not sent twice */
 const MAX_PUSHED = 10_000;
+/** after a push that failed (the store busy or unreachable, a reply that cannot be packed), the wait before the next */
+const RETRY_MS = 500;
 const PENDING = new Set(['queued', 'delivered', 'live-delivered']);
 
 export class LiveServer {
@@ -97,6 +99,8 @@ class LiveConnection implements LiveChannel {
   private replyTo = '';
   private pushing = false;
   private again = false;
+  private retry: NodeJS.Timeout | undefined;
+  private failures = 0;
   /** the newest message id read from the store on this socket: the next read starts after it */
   private cursor: string | undefined;
   /**
@@ -196,7 +200,8 @@ class LiveConnection implements LiveChannel {
           const recipients = new Set(batch.map((p) => p.record.recipient));
           const packed = await this.pipeline.pack(deliveryReply(null, batch, recipients.size === 1 ? batch[0]!.record.recipient : undefined), this.replyTo, true);
           if (typeof packed !== 'string') {
-            this.log.warn({ to: this.replyTo, detail: packed.detail }, 'a live delivery could not be packed');
+            this.log.warn({ to: this.replyTo, detail: packed.detail }, 'a live delivery could not be packed; trying again');
+            this.retryLater();
             break;
           }
           await new Promise<void>((resolve, reject) => this.ws.send(packed, (err) => (err ? reject(err) : resolve())));
@@ -205,10 +210,29 @@ class LiveConnection implements LiveChannel {
         }
       } while (this.again);
     } catch (err) {
-      this.log.debug({ err }, 'a live push stopped');
+      // the first failure of a connection is worth a warning; a store that stays down would repeat it every retry
+      if (this.failures++ === 0) this.log.warn({ err }, `a live push failed; trying again every ${RETRY_MS} ms`);
+      else this.log.debug({ err }, 'a live push failed again');
+      this.retryLater();
     } finally {
       this.pushing = false;
     }
+  }
+
+  /**
+   * A push that failed may have taken arrivals from memory that never went out: the next one
+   * reads the whole backlog from the store again (what this socket pushed already is skipped),
+   * so no pending message is left waiting for an arrival that may never come.
+   */
+  private retryLater(): void {
+    this.arrivals = [];
+    this.backlog = true;
+    this.cursor = undefined;
+    if (this.retry || !this.live) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.push();
+    }, RETRY_MS);
   }
 
   private remember(batch: readonly Pending[]): void {
@@ -241,6 +265,8 @@ class LiveConnection implements LiveChannel {
   }
 
   close(): void {
+    clearTimeout(this.retry);
+    this.retry = undefined;
     this.live = false;
     this.arrivals = [];
     this.unsubscribe?.();
