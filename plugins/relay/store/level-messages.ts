@@ -1,6 +1,6 @@
 import { invalid } from '../../../node/errors.js';
 import { Core, IdGen, MAX_TIME, Tx, bytes, int, join, pad, part, parts, under, type Summary } from './level-core.js';
-import { checkMessageFilter } from './shared.js';
+import { checkMessageFilter, checkNewMessage } from './shared.js';
 import {
   MESSAGE_STATES,
   type MessageFilter,
@@ -33,14 +33,7 @@ export class LevelMessageQueue implements MessageQueue {
   constructor(private readonly c: Core) {}
 
   async enqueue(msg: NewMessage, body: Uint8Array, at: number): Promise<MessageRecord> {
-    const tenantId = part('tenantId', msg.tenantId);
-    const mediationId = part('mediationId', msg.mediationId);
-    const recipient = part('recipient', msg.recipient);
-    if (msg.sender !== null && typeof msg.sender !== 'string') throw invalid('RELAY_BAD_MESSAGE', 'sender must be a string or null');
-    if (!(body instanceof Uint8Array)) throw invalid('RELAY_BAD_MESSAGE', 'the body must be bytes');
-    int('size', msg.size);
-    int('expiresAt', msg.expiresAt, 1e13);
-    int('at', at, MAX_TIME);
+    const { tenantId, mediationId, recipient } = checkNewMessage(msg, body, at);
     const { s } = this.c;
     return this.c.write(async () => {
       const id = this.ids.next(this.c.now());

@@ -1,5 +1,5 @@
 import { invalid } from '../../../node/errors.js';
-import { MESSAGE_PROTOCOLS, MESSAGE_STATES, type MessageFilter } from './types.js';
+import { MESSAGE_PROTOCOLS, MESSAGE_STATES, type MessageFilter, type NewMessage } from './types.js';
 
 /**
  * What both relay store backends share: the checks of their input (so both refuse the same input
@@ -125,4 +125,17 @@ export function checkMessageFilter(filter: MessageFilter): MessageFilter {
   if (protocol !== undefined && !MESSAGE_PROTOCOLS.includes(protocol)) throw invalid('RELAY_BAD_PROTOCOL', `protocol is one of ${MESSAGE_PROTOCOLS.join(', ')}`);
   if (recipient !== undefined) part('recipient', recipient);
   return { tenantId, state, protocol, recipient, limit: int('limit', filter.limit), offset: int('offset', filter.offset) };
+}
+
+/** An `enqueue`'s input, checked; answers its key parts. */
+export function checkNewMessage(msg: NewMessage, body: Uint8Array, at: number): { tenantId: string; mediationId: string; recipient: string } {
+  const tenantId = part('tenantId', msg.tenantId);
+  const mediationId = part('mediationId', msg.mediationId);
+  const recipient = part('recipient', msg.recipient);
+  if (msg.sender !== null && typeof msg.sender !== 'string') throw invalid('RELAY_BAD_MESSAGE', 'sender must be a string or null');
+  if (!(body instanceof Uint8Array)) throw invalid('RELAY_BAD_MESSAGE', 'the body must be bytes');
+  int('size', msg.size);
+  int('expiresAt', msg.expiresAt, 1e13);
+  int('at', at, MAX_TIME);
+  return { tenantId, mediationId, recipient };
 }

@@ -1,5 +1,5 @@
 import { LedgerError, invalid } from '../../../../node/errors.js';
-import { IdGen, MAX_TIME, checkMessageFilter, int, part, parts } from '../shared.js';
+import { IdGen, MAX_TIME, checkMessageFilter, checkNewMessage, int, part, parts } from '../shared.js';
 import {
   MESSAGE_STATES,
   type MessageFilter,
@@ -70,15 +70,8 @@ export class PgMessageQueue implements MessageQueue {
   constructor(private readonly c: PgCore) {}
 
   async enqueue(msg: NewMessage, body: Uint8Array, at: number): Promise<MessageRecord> {
-    const tenantId = part('tenantId', msg.tenantId);
-    const mediationId = part('mediationId', msg.mediationId);
-    const recipient = part('recipient', msg.recipient);
-    if (msg.sender !== null && typeof msg.sender !== 'string') throw invalid('RELAY_BAD_MESSAGE', 'sender must be a string or null');
+    const { tenantId, mediationId, recipient } = checkNewMessage(msg, body, at);
     const sender = text('sender', msg.sender, true);
-    if (!(body instanceof Uint8Array)) throw invalid('RELAY_BAD_MESSAGE', 'the body must be bytes');
-    int('size', msg.size);
-    int('expiresAt', msg.expiresAt, 1e13);
-    int('at', at, MAX_TIME);
     return this.c.run(async () => {
       for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
         const id = this.ids.next(this.c.now());
