@@ -20,12 +20,30 @@ export type ApiKeyMode = (typeof API_KEY_MODES)[number];
 export const KYC_EVENTS = ['verification.completed', 'verification.failed', 'verification.expired', 'credential.issued', 'credential.revoked'] as const;
 export type KycEvent = (typeof KYC_EVENTS)[number];
 
+/**
+ * A member's role in its organization (docs/kyc.md, "Dashboard"): `owner` and `admin` do
+ * everything; `reviewer` reads sessions and decides live ones on the review desk; `developer`
+ * reads sessions and manages API keys and webhooks. Accounts made before roles existed are owners.
+ */
+export const ROLES = ['owner', 'admin', 'reviewer', 'developer'] as const;
+export type Role = (typeof ROLES)[number];
+
 export interface User {
   id: string; // usr_…
   email: string;
   name: string;
   organizationId: string;
+  /** absent on accounts made before roles existed: read it as `owner` */
+  role?: Role;
   createdAt: string;
+}
+
+/** How the organization looks on the hosted page, set in the dashboard. */
+export interface Branding {
+  /** `#rrggbb` */
+  color?: string;
+  /** a `data:image/png;base64,…` or `data:image/jpeg;base64,…` URI */
+  logo?: string;
 }
 
 export interface Organization {
@@ -34,6 +52,7 @@ export interface Organization {
   email: string;
   plan: string;
   totpEnabled: boolean;
+  branding?: Branding;
   createdAt: string;
 }
 

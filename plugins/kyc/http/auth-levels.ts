@@ -1,4 +1,4 @@
-import type { ApiKeyMode } from '../types.js';
+import type { ApiKeyMode, Role } from '../types.js';
 
 /**
  * The route levels of the KYC surface (seed 001 part A, "Authentication"):
@@ -16,6 +16,8 @@ export interface KycCaller {
   via: 'jwt' | 'api-key' | 'operator';
   /** the account (JWT) */
   userId?: string;
+  /** the account's role (JWT); http/roles.ts checks it */
+  role?: Role;
   /** the key (API key): sandbox keys create only sandbox sessions */
   apiKey?: { id: string; mode: ApiKeyMode };
 }
