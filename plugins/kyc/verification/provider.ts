@@ -5,8 +5,8 @@ import type { StoredDocument, StoredSession } from './states.js';
 /**
  * Who decides a live session once its automatic checks pass. The default is nobody: the session
  * waits in the operator review queue (review.ts). A configured provider
- * (`plugins.kyc.verificationProvider`) gets the session and its document images and answers
- * pass, fail, or review (leave it to the operator). An error or an answer that is not one of
+ * (`plugins.kyc.verificationProvider`) gets the session, its document images and its liveness
+ * frames, and answers pass, fail, or review (leave it to a reviewer). An error or an answer that is not one of
  * those leaves the session in the review queue: never a pass by default.
  */
 
@@ -18,14 +18,23 @@ export interface ProviderDocument {
   bytes: Uint8Array;
 }
 
+/** A liveness frame as submitted, in order. */
+export interface ProviderFrame {
+  index: number;
+  mediaType: string;
+  bytes: Uint8Array;
+}
+
 export interface VerificationProvider {
-  decide(session: StoredSession, documents: ProviderDocument[]): Promise<ProviderDecision | 'review'>;
+  decide(session: StoredSession, documents: ProviderDocument[], frames: ProviderFrame[]): Promise<ProviderDecision | 'review'>;
 }
 
 /** The default: every live session goes to the review queue. */
 export const reviewQueueProvider: VerificationProvider = {
   decide: async () => 'review',
 };
+
+const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
 
 const REASON = /^[a-z][a-z0-9_]{0,63}$/;
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -56,14 +65,15 @@ export function parseProviderAnswer(value: unknown): ProviderDecision | 'review'
 }
 
 /**
- * POSTs `{session, documents[{id, type, side, mediaType, data (base64)}]}` to the provider's URL,
+ * POSTs `{session, documents[{id, type, side, mediaType, data (base64)}], liveness: null |
+ * {status, score, completedAt, frames[{index, mediaType, data (base64)}]}}` to the provider's URL,
  * signed like a webhook (`Ledger-Signature: t=<unix>,v1=<hex>` keyed with the configured secret),
  * and reads `{outcome: pass|fail|review, reason?, message?, score?}` from a 2xx answer.
  */
 export class HttpVerificationProvider implements VerificationProvider {
   constructor(private readonly opts: { url: string; secret: string; timeoutMs?: number; now?: () => number }) {}
 
-  async decide(session: StoredSession, documents: ProviderDocument[]): Promise<ProviderDecision | 'review'> {
+  async decide(session: StoredSession, documents: ProviderDocument[], frames: ProviderFrame[]): Promise<ProviderDecision | 'review'> {
     const body = JSON.stringify({
       session: {
         id: session.id,
@@ -74,7 +84,10 @@ export class HttpVerificationProvider implements VerificationProvider {
         liveness: session.liveness ?? null,
         metadata: session.metadata,
       },
-      documents: documents.map((d) => ({ id: d.document.id, type: d.document.type, side: d.document.side, mediaType: d.mediaType, data: Buffer.from(d.bytes).toString('base64') })),
+      documents: documents.map((d) => ({ id: d.document.id, type: d.document.type, side: d.document.side, mediaType: d.mediaType, data: base64(d.bytes) })),
+      liveness: session.liveness
+        ? { status: session.liveness.status, score: session.liveness.score, completedAt: session.liveness.completedAt, frames: frames.map((f) => ({ index: f.index, mediaType: f.mediaType, data: base64(f.bytes) })) }
+        : null,
     });
     const t = Math.floor((this.opts.now?.() ?? Date.now()) / 1000);
     const res = await fetch(this.opts.url, {

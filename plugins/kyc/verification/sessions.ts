@@ -5,9 +5,9 @@ import { KeyedSerial } from '../../common/http/router.js';
 import { newEventId } from '../../common/webhooks/ids.js';
 import type { CredentialIssuance, EventSink, IssuedCredential, KycBase, OrganizationDirectory, SessionOutcomes } from '../services.js';
 import type { ApiKeyMode, DocumentSide, SessionStatus, VerificationSession } from '../types.js';
-import type { ImageChecker } from './checks/image.js';
+import { sniffImage, type ImageChecker } from './checks/image.js';
 import { parseMrz } from './checks/mrz.js';
-import { reviewQueueProvider, type ProviderDocument, type VerificationProvider } from './provider.js';
+import { reviewQueueProvider, type ProviderDocument, type ProviderFrame, type VerificationProvider } from './provider.js';
 import { liveLiveness, outcomeOf, sandboxLiveness } from './sandbox.js';
 import { transition, type Effect, type SessionEvent, type StoredDocument, type StoredSession, type UploadType } from './states.js';
 import { hashToken, newSessionToken, pendingEventKey, SessionStore, TOKEN_PATTERN, type PendingEvent } from './store.js';
@@ -201,6 +201,11 @@ export class SessionService implements SessionOutcomes {
     return { mediaType: d.checks.mediaType, bytes };
   }
 
+  /** The session's liveness frames, with their media type read from their bytes. */
+  async frames(sessionId: string): Promise<ProviderFrame[]> {
+    return (await this.store.frames(sessionId)).map((f) => ({ index: f.index, mediaType: sniffImage(f.bytes) ?? 'application/octet-stream', bytes: f.bytes }));
+  }
+
   /** Expires every session whose expiresAt is at or before `now`; returns how many. */
   async expireDue(now: number, batch = 500): Promise<number> {
     let count = 0;
@@ -310,7 +315,7 @@ export class SessionService implements SessionOutcomes {
         const bytes = await this.store.image(s.id, 'doc', d.id);
         if (bytes) documents.push({ document: d, mediaType: d.checks.mediaType, bytes });
       }
-      const answer = await this.provider.decide(s, documents);
+      const answer = await this.provider.decide(s, documents, await this.frames(s.id));
       if (answer === 'review') return;
       const score = answer.score !== undefined ? { score: answer.score } : {};
       if (answer.outcome === 'pass') await this.decide(s.id, { outcome: 'pass', ...score }, 'provider');

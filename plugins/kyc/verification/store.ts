@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { key, prefix, timeKey, type Batch, type PluginDb, type Table } from '../../common/store/tables.js';
+import { key, prefix, SEP, timeKey, type Batch, type PluginDb, type Table } from '../../common/store/tables.js';
 import type { KycEvent, LivenessChallenge, Metadata, SessionStatus } from '../types.js';
 import { awaitingDecision, type StoredSession } from './states.js';
 
@@ -155,6 +155,13 @@ export class SessionStore {
   /** The webhooks part has queued the event: it is no longer owed. */
   eventQueued(e: PendingEvent): Promise<void> {
     return this.events.del(e.key);
+  }
+
+  /** The session's liveness frames, in the order they were submitted. */
+  async frames(sessionId: string): Promise<Array<{ index: number; bytes: Uint8Array }>> {
+    const out: Array<{ index: number; bytes: Uint8Array }> = [];
+    for await (const [k, bytes] of this.images.entries(prefix(sessionId, 'frame'))) out.push({ index: Number(k.slice(k.lastIndexOf(SEP) + 1)), bytes });
+    return out.sort((a, b) => a.index - b.index);
   }
 
   async putChallenge(c: StoredChallenge): Promise<void> {

@@ -3,10 +3,11 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { verifyWebhookSignature } from '../../../../plugins/common/webhooks/signature.js';
 import { HttpVerificationProvider, parseProviderAnswer } from '../../../../plugins/kyc/verification/provider.js';
-import { jpegImage, LEDGER_DID, setup } from './harness.js';
+import { jpegImage, LEDGER_DID, pngImage, setup } from './harness.js';
 
 const SECRET = 'provider-secret-0123456789';
 const IMG = jpegImage(320, 320);
+const FRAMES = [jpegImage(100, 100), pngImage(120, 90), jpegImage(90, 110)];
 
 /** A provider endpoint: checks the signature, records the request, answers what `answer` says. */
 async function providerServer(t: Test, answer: () => { status: number; body: string }) {
@@ -45,7 +46,7 @@ t.test('a configured provider decides live sessions; errors leave them in review
     await sessions.uploadDocument(ref, { type: 'passport', side: 'front', final: true, file: IMG });
     if (level === 2) {
       await sessions.livenessChallenge(ref);
-      await sessions.submitLiveness(ref, [jpegImage(100, 100)]);
+      await sessions.submitLiveness(ref, FRAMES);
     }
     await sessions.idle();
     return sessions.get('org_a', s.id as string);
@@ -59,9 +60,14 @@ t.test('a configured provider decides live sessions; errors leave them in review
   t.ok(endpoint.seen[0]!.ok, 'the request is signed with the provider secret');
   t.match(endpoint.seen[0]!.body, { session: { id: passed.id, level: 2, subjectDid: LEDGER_DID, metadata: { ref: 'x' } }, documents: [{ type: 'passport', side: 'front', mediaType: 'image/jpeg' }] });
   t.same(Buffer.from(endpoint.seen[0]!.body.documents[0].data, 'base64'), IMG, 'with the image bytes');
+  const liveness = endpoint.seen[0]!.body.liveness;
+  t.match(liveness, { status: 'pending_review', score: null, completedAt: /Z$/ });
+  t.same(liveness.frames.map((f: { index: number; mediaType: string }) => [f.index, f.mediaType]), [[0, 'image/jpeg'], [1, 'image/png'], [2, 'image/jpeg']], 'every frame, in order, typed by its bytes');
+  liveness.frames.forEach((f: { data: string }, i: number) => t.same(Buffer.from(f.data, 'base64'), FRAMES[i], `frame ${i}'s bytes`));
 
   next = { status: 200, body: JSON.stringify({ outcome: 'fail', reason: 'document_forged', message: 'tampered' }) };
   t.match(await run(1), { status: 'failed', reason: 'document_forged', message: 'tampered' });
+  t.equal(endpoint.seen[1]!.body.liveness, null, 'a level 1 session has no liveness');
   t.match(events.events.at(-1), { type: 'verification.failed', data: { reason: 'document_forged' } });
 
   for (const answer of [{ status: 200, body: JSON.stringify({ outcome: 'review' }) }, { status: 500, body: '{}' }, { status: 200, body: 'not json' }, { status: 200, body: JSON.stringify({ outcome: 'maybe' }) }]) {
