@@ -15,6 +15,7 @@ import { mountHealth } from './http/routes/health.js';
 import { mountHostedApi } from './http/routes/hosted-api.js';
 import { mountOid4vci } from './http/routes/oid4vci.js';
 import { mountOperatorMail } from './http/routes/operator-mail.js';
+import { mountOrganization } from './http/routes/organization.js';
 import { mountReview } from './http/routes/review.js';
 import { mountRevocationLists } from './http/routes/revocation-lists.js';
 import { mountVerifications } from './http/routes/verifications.js';
@@ -122,6 +123,7 @@ export function createKyc(): Plugin {
       mountHealth({ router, issuer: issuerDid, mailer, reviewQueue: Boolean(config.operatorToken), provider: config.verificationProvider && new URL(config.verificationProvider.url).host, version: version(), now: base.now });
       mountAuth(router, { accounts: metrics.countLoginFailures(accounts.accounts), providers: accounts.providers, publicUrl });
       mountApiKeys(router, { apiKeys: accounts.apiKeys });
+      mountOrganization(router, { accounts: accounts.accounts });
       mountOperatorMail(router, { mailer });
       mountHostedApi(router, { sessions });
       mountVerifications(router, { sessions: metrics.countCreated(sessions) });

@@ -45,7 +45,7 @@ export interface EventSink {
   emit(organizationId: string, type: KycEvent, data: Record<string, unknown>, event?: EventIdentity): Promise<void>;
 }
 
-/** Reads organizations (accounts/). */
+/** Reads organizations (accounts/), `branding` included: the hosted page colours itself with it. */
 export interface OrganizationDirectory {
   organization(id: string): Promise<Organization | undefined>;
 }

@@ -4,9 +4,10 @@ import { KeyedSerial } from '../../common/http/router.js';
 import type { Mailer } from '../../common/mail/index.js';
 import type { Logger } from '../../../node/logging.js';
 import type { OrganizationDirectory } from '../services.js';
-import type { Organization, User } from '../types.js';
+import type { Organization, Role, User } from '../types.js';
 import { ACCOUNT_ERRORS, accountProblem, accountUnauthorized } from './errors.js';
 import { burnVerification, hashPassword, verifyPassword } from './passwords.js';
+import { applyBranding, type BrandingPatch } from './branding.js';
 import type { ProviderIdentity } from './provider-login.js';
 import type { ResetTokens } from './reset.js';
 import { newId, normalEmail, type AccountStore, type UserRow } from './store.js';
@@ -44,7 +45,8 @@ export interface Session {
   user: User;
 }
 
-export const publicUser = (u: UserRow): User => ({ id: u.id, email: u.email, name: u.name, organizationId: u.organizationId, createdAt: u.createdAt });
+/** `role` always shown: a row made before roles existed is its organization's owner */
+export const publicUser = (u: UserRow): User & { role: Role } => ({ id: u.id, email: u.email, name: u.name, organizationId: u.organizationId, role: u.role ?? 'owner', createdAt: u.createdAt });
 
 export class AccountService implements OrganizationDirectory {
   readonly throttle: LoginThrottle;
@@ -59,8 +61,22 @@ export class AccountService implements OrganizationDirectory {
     this.resetMails = new Throttle(RESET_MAILS_PER_EMAIL, o.now);
   }
 
+  /** The organization as stored, `branding` included (the hosted page colours itself with it). */
   organization(id: string): Promise<Organization | undefined> {
     return this.o.store.orgs.get(id);
+  }
+
+  async updateOrganization(id: string, patch: { name?: string; branding?: BrandingPatch }): Promise<Organization> {
+    return this.serial.run(`org:${id}`, async () => {
+      const org = await this.o.store.orgs.get(id);
+      if (!org) throw accountUnauthorized(ACCOUNT_ERRORS.ACCOUNT_GONE, 'the organization of this account no longer exists');
+      const { branding: _old, ...rest } = org;
+      const branding = patch.branding === undefined ? org.branding : applyBranding(org.branding, patch.branding);
+      const next: Organization = { ...rest, ...(patch.name === undefined ? {} : { name: patch.name }), ...(branding === undefined ? {} : { branding }) };
+      await this.o.store.orgs.put(id, next);
+      this.o.log.info({ organizationId: id, fields: Object.keys(patch) }, 'organization updated');
+      return next;
+    });
   }
 
   async register(input: { email: string; password: string; name: string; organizationName?: string }): Promise<Session> {
@@ -222,7 +238,7 @@ export class AccountService implements OrganizationDirectory {
   private newAccount(email: string, name: string, organizationName: string | undefined, passwordHash: string | null): { user: UserRow; org: Organization } {
     const createdAt = new Date(this.o.now()).toISOString();
     const org: Organization = { id: newId('org'), name: organizationName ?? `${name}'s organization`, email, plan: DEFAULT_PLAN, totpEnabled: false, createdAt };
-    const user: UserRow = { id: newId('usr'), email, name, organizationId: org.id, createdAt, passwordHash, passwordChangedAt: null, totpSecret: null, totpPending: null };
+    const user: UserRow = { id: newId('usr'), email, name, organizationId: org.id, role: 'owner', createdAt, passwordHash, passwordChangedAt: null, totpSecret: null, totpPending: null };
     return { user, org };
   }
 

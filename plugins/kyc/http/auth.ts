@@ -96,7 +96,8 @@ export class KycAuthenticator implements Authenticator<KycLevel, KycCaller> {
   private async fromJwt(token: string): Promise<KycCaller> {
     const claims = await this.deps.tokens.verify(token);
     const user = await this.deps.accounts.checkSession(claims);
-    return { organizationId: user.organizationId, via: 'jwt', userId: user.id };
+    // read from the account on every request, so a role change or a removal counts at once
+    return { organizationId: user.organizationId, via: 'jwt', userId: user.id, role: user.role ?? 'owner' };
   }
 
   private async fromApiKey(key: string): Promise<KycCaller> {

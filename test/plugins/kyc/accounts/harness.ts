@@ -10,6 +10,7 @@ import { createKycRouter, type KycRouter } from '../../../../plugins/kyc/http/ro
 import { mountApiKeys } from '../../../../plugins/kyc/http/routes/api-keys.js';
 import { mountAuth } from '../../../../plugins/kyc/http/routes/auth.js';
 import { mountOperatorMail } from '../../../../plugins/kyc/http/routes/operator-mail.js';
+import { mountOrganization } from '../../../../plugins/kyc/http/routes/organization.js';
 import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import { startOidcProvider, type TestOidcProvider } from '../../common/auth/oidc-provider.js';
 import { startSmtp, type TestSmtp } from '../../common/mail/smtp.js';
@@ -77,6 +78,7 @@ export async function harness(t: Test, opts: { smtp?: boolean; oidc?: boolean; o
   mountAuth(router, { accounts: accounts.accounts, providers: accounts.providers, publicUrl: () => url });
   mountApiKeys(router, { apiKeys: accounts.apiKeys });
   mountOperatorMail(router, { mailer });
+  mountOrganization(router, { accounts: accounts.accounts });
   if (opts.probe) {
     // echoes the caller of each level, to test the authenticator through real requests
     for (const level of ['jwt', 'apiKey', 'bearer', 'operator'] as const) router.add('GET', `/v1/probe/${level}`, level, (req) => req.caller);

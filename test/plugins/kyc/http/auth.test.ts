@@ -8,7 +8,7 @@ t.test('each level takes its credential and says precisely what is wrong', async
   const key = (await h.req('POST', '/v1/api-keys', { token: a.token, body: { name: 'k', mode: 'live' } })).body.key as string;
 
   // jwt
-  t.same((await h.req('GET', '/v1/probe/jwt', { token: a.token })).body, { organizationId: a.user.organizationId, via: 'jwt', userId: a.user.id });
+  t.same((await h.req('GET', '/v1/probe/jwt', { token: a.token })).body, { organizationId: a.user.organizationId, via: 'jwt', userId: a.user.id, role: 'owner' });
   const none = await h.req('GET', '/v1/probe/jwt');
   isProblem(t, none, 401, 'unauthorized');
   t.match(none.body.detail, /Authorization: Bearer <account JWT>/);

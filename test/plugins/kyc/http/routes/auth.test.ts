@@ -14,7 +14,7 @@ t.test('register, login and me: the seed shapes', async (t) => {
   const reg = await h.req('POST', '/v1/auth/register', { body: { email: `  ${email.toUpperCase()} `, password: PASSWORD, name: 'Ada Lovelace' } });
   t.equal(reg.status, 201);
   t.same(Object.keys(reg.body).sort(), ['token', 'user']);
-  t.match(reg.body.user, { id: /^usr_[0-9a-f]{24}$/, email, name: 'Ada Lovelace', organizationId: /^org_[0-9a-f]{24}$/, createdAt: /^\d{4}-\d\d-\d\dT/ });
+  t.match(reg.body.user, { id: /^usr_[0-9a-f]{24}$/, email, name: 'Ada Lovelace', organizationId: /^org_[0-9a-f]{24}$/, role: 'owner', createdAt: /^\d{4}-\d\d-\d\dT/ });
   t.match(reg.body.token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
 
   const login = await h.req('POST', '/v1/auth/login', { body: { email, password: PASSWORD } });
