@@ -6,11 +6,12 @@ import { MAX_DESCRIPTION, publicEndpoint, type EndpointPatch } from '../../webho
 import type { KycWebhooks } from '../../webhooks/events.js';
 import { DELIVERY_STATUS_QUERY, deliveryView, statusFilter } from '../../webhooks/views.js';
 import { KYC_EVENTS, type KycEvent, type WebhookEndpointRecord } from '../../types.js';
+import { CAN, requireRole } from '../roles.js';
 import type { KycRequest, KycRouter } from '../router.js';
 
 /**
  * Webhook management (seed 001 part A, "Endpoints"; docs/webhooks.md for receivers). Level `bearer`:
- * an account JWT or an API key, both meaning the caller's organization. An endpoint of another
+ * an account JWT (of an owner, admin or developer) or an API key, both meaning the caller's organization. An endpoint of another
  * organization answers 404, as one that does not exist.
  *
  *   POST   /v1/webhooks                                    201 endpoint + secret (shown once)
@@ -49,13 +50,21 @@ export function mountWebhooks(router: KycRouter, deps: WebhookRouteDeps): void {
   /** organizations with a test delivery in flight: one at a time each */
   const testing = new Set<string>();
 
+  /** a route of the API keys and of the members who may develop (roles.ts `CAN.develop`) */
+  const manage = (method: string, path: string | RegExp, handler: (req: KycRequest<'bearer'>) => Promise<unknown>): void => {
+    router.add(method, path, 'bearer', async (req) => {
+      requireRole(req.caller, CAN.develop, ['api-key']);
+      return handler(req);
+    });
+  };
+
   const owned = async (req: KycRequest<'bearer'>, id: string): Promise<WebhookEndpointRecord> => {
     const r = await endpoints.get(req.tenantId, id);
     if (!r) throw new HttpProblem('not-found', `no webhook endpoint ${id.slice(0, 60)} in this organization`, { code: 'WEBHOOK_ENDPOINT_NOT_FOUND' });
     return r;
   };
 
-  router.add('POST', '/v1/webhooks', 'bearer', async (req) => {
+  manage('POST', '/v1/webhooks', async (req) => {
     const body = await req.body();
     onlyFields(body, ['url', 'events', 'description']);
     if (body.url === undefined || body.url === null) throw validation('url is required', 'url');
@@ -64,17 +73,17 @@ export function mountWebhooks(router: KycRouter, deps: WebhookRouteDeps): void {
     return new Reply(201, { ...publicEndpoint(record), secret: record.secret });
   });
 
-  router.add('GET', '/v1/webhooks', 'bearer', async (req) => {
+  manage('GET', '/v1/webhooks', async (req) => {
     onlyQuery(req.query, []);
     return { endpoints: (await endpoints.list(req.tenantId)).map(publicEndpoint) };
   });
 
-  router.add('GET', at(), 'bearer', async (req) => {
+  manage('GET', at(), async (req) => {
     onlyQuery(req.query, []);
     return publicEndpoint(await owned(req, req.params[0]!));
   });
 
-  router.add('PATCH', at(), 'bearer', async (req) => {
+  manage('PATCH', at(), async (req) => {
     const id = req.params[0]!;
     await owned(req, id);
     const body = await req.body();
@@ -94,14 +103,14 @@ export function mountWebhooks(router: KycRouter, deps: WebhookRouteDeps): void {
     return publicEndpoint(record);
   });
 
-  router.add('DELETE', at(), 'bearer', async (req) => {
+  manage('DELETE', at(), async (req) => {
     const id = req.params[0]!;
     if (!(await endpoints.remove(req.tenantId, id))) throw new HttpProblem('not-found', `no webhook endpoint ${id.slice(0, 60)} in this organization`, { code: 'WEBHOOK_ENDPOINT_NOT_FOUND' });
     log.info({ organization: req.tenantId, webhook: id }, 'webhook endpoint deleted');
     return { message: `webhook endpoint ${id} deleted; its pending deliveries will not be attempted again` };
   });
 
-  router.add('GET', at('/deliveries'), 'bearer', async (req) => {
+  manage('GET', at('/deliveries'), async (req) => {
     onlyQuery(req.query, ['status', 'limit', 'offset', 'page']);
     const endpoint = await owned(req, req.params[0]!);
     const status = statusFilter(queryEnum(req.query, 'status', DELIVERY_STATUS_QUERY));
@@ -112,7 +121,7 @@ export function mountWebhooks(router: KycRouter, deps: WebhookRouteDeps): void {
     return { data: page.records.map(deliveryView), pagination: { total: page.total, page: Math.floor(offset / perPage) + 1, perPage } };
   });
 
-  router.add('GET', at(`/deliveries/${ID}`), 'bearer', async (req) => {
+  manage('GET', at(`/deliveries/${ID}`), async (req) => {
     onlyQuery(req.query, []);
     const endpoint = await owned(req, req.params[0]!);
     const delivery = await webhooks.delivery(endpoint, req.params[1]!);
@@ -120,14 +129,14 @@ export function mountWebhooks(router: KycRouter, deps: WebhookRouteDeps): void {
     return deliveryView(delivery);
   });
 
-  router.add('POST', at(`/deliveries/${ID}/resend`), 'bearer', async (req) => {
+  manage('POST', at(`/deliveries/${ID}/resend`), async (req) => {
     const endpoint = await owned(req, req.params[0]!);
     const record = await webhooks.resend(endpoint, req.params[1]!);
     log.info({ organization: req.tenantId, webhook: endpoint.id, delivery: record.id, resendOf: record.resendOf, event: record.eventId }, 'webhook delivery resent');
     return new Reply(202, deliveryView(record));
   });
 
-  router.add('POST', at('/rotate-secret'), 'bearer', async (req) => {
+  manage('POST', at('/rotate-secret'), async (req) => {
     const id = req.params[0]!;
     await owned(req, id);
     const record = await endpoints.rotateSecret(req.tenantId, id);
@@ -136,7 +145,7 @@ export function mountWebhooks(router: KycRouter, deps: WebhookRouteDeps): void {
     return { id: record.id, secret: record.secret, rotatedAt: record.updatedAt };
   });
 
-  router.add('POST', '/v1/webhooks/test', 'bearer', async (req) => {
+  manage('POST', '/v1/webhooks/test', async (req) => {
     const body = await req.body();
     onlyFields(body, ['webhookId', 'eventType']);
     if (typeof body.webhookId !== 'string' || body.webhookId === '') throw validation('webhookId is required: the id of one of your endpoints (wh_…)', 'webhookId');

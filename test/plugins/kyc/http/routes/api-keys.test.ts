@@ -71,3 +71,17 @@ t.test('API keys: at most MAX_KEYS per organization', async (t) => {
   for (let i = 0; i < MAX_KEYS; i++) await h.accounts.apiKeys.create(a.user.organizationId, `k${i}`, 'sandbox');
   isProblem(t, await h.req('POST', '/v1/api-keys', { token: a.token, body: { name: 'one more', mode: 'live' } }), 409, 'conflict', 'API_KEY_LIMIT');
 });
+
+t.test('API keys: owners, admins and developers; a reviewer gets 403 ROLE_FORBIDDEN, decided on each request', async (t) => {
+  const h = await harness(t);
+  const a = await h.register();
+  const key = (await h.req('POST', '/v1/api-keys', { token: a.token, body: { name: 'k', mode: 'live' } })).body.id;
+  const setRole = async (role: 'reviewer' | 'developer') => h.accounts.store.users.put(a.user.id, { ...(await h.accounts.store.users.get(a.user.id))!, role });
+  await setRole('reviewer');
+  isProblem(t, await h.req('POST', '/v1/api-keys', { token: a.token, body: { name: 'x', mode: 'live' } }), 403, 'forbidden', 'ROLE_FORBIDDEN');
+  isProblem(t, await h.req('GET', '/v1/api-keys', { token: a.token }), 403, 'forbidden', 'ROLE_FORBIDDEN');
+  isProblem(t, await h.req('DELETE', `/v1/api-keys/${key}`, { token: a.token }), 403, 'forbidden', 'ROLE_FORBIDDEN');
+  await setRole('developer');
+  t.equal((await h.req('GET', '/v1/api-keys', { token: a.token })).body.keys.length, 1, 'the same JWT, now a developer');
+  t.equal((await h.req('DELETE', `/v1/api-keys/${key}`, { token: a.token })).status, 200);
+});

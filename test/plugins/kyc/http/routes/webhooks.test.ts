@@ -19,6 +19,8 @@ const TOKENS: Record<string, KycCaller> = {
   'tok-a': { organizationId: 'org_a', via: 'jwt', userId: 'usr_a' },
   'tok-a-key': { organizationId: 'org_a', via: 'api-key', apiKey: { id: 'key_a', mode: 'sandbox' } },
   'tok-b': { organizationId: 'org_b', via: 'jwt', userId: 'usr_b' },
+  'tok-a-reviewer': { organizationId: 'org_a', via: 'jwt', userId: 'usr_a2', role: 'reviewer' },
+  'tok-a-developer': { organizationId: 'org_a', via: 'jwt', userId: 'usr_a3', role: 'developer' },
 };
 
 interface Res {
@@ -92,6 +94,32 @@ t.test('create, list, read, update, delete; the secret is shown at creation only
   t.match(deleted.body, { message: /deleted/ });
   t.same((await req('GET', '/v1/webhooks')).body, { endpoints: [] });
   t.equal((await req('DELETE', `/v1/webhooks/${id}`)).status, 404);
+});
+
+t.test('roles: a developer manages webhooks, a reviewer gets 403 ROLE_FORBIDDEN on every route', async (t) => {
+  const { req } = await api(t);
+  const created = await req('POST', '/v1/webhooks', { token: 'tok-a-developer', body: { url: 'https://hooks.example.com/dev' } });
+  t.equal(created.status, 201, 'a developer creates');
+  const id = created.body.id;
+  const routes: Array<[string, string, unknown?]> = [
+    ['POST', '/v1/webhooks', { url: 'https://hooks.example.com/x' }],
+    ['GET', '/v1/webhooks'],
+    ['GET', `/v1/webhooks/${id}`],
+    ['PATCH', `/v1/webhooks/${id}`, { enabled: false }],
+    ['DELETE', `/v1/webhooks/${id}`],
+    ['GET', `/v1/webhooks/${id}/deliveries`],
+    ['GET', `/v1/webhooks/${id}/deliveries/dlv_x`],
+    ['POST', `/v1/webhooks/${id}/deliveries/dlv_x/resend`],
+    ['POST', `/v1/webhooks/${id}/rotate-secret`],
+    ['POST', '/v1/webhooks/test', { webhookId: id, eventType: 'verification.completed' }],
+  ];
+  for (const [method, path, body] of routes) {
+    const res = await req(method, path, { token: 'tok-a-reviewer', ...(body === undefined ? {} : { body }) });
+    t.equal(res.status, 403, `${method} ${path}`);
+    t.equal(res.body.code, 'ROLE_FORBIDDEN');
+  }
+  t.equal((await req('GET', `/v1/webhooks/${id}`, { token: 'tok-a-developer' })).body.enabled, true, 'nothing changed');
+  t.equal((await req('GET', `/v1/webhooks/${id}`, { token: 'tok-a-key' })).status, 200, 'API keys keep working');
 });
 
 t.test('bad input: precise 400s; https only except localhost', async (t) => {
