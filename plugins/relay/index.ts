@@ -6,6 +6,7 @@ import { SessionTokens } from '../common/auth/session-token.js';
 import { boundOrigin } from '../common/bound-origin.js';
 import { WebhookOutbox } from '../common/webhooks/outbox.js';
 import { createRelayServices } from './compose.js';
+import { mountConsole } from './console/serve.js';
 import { mountOperatorApi } from './operator/index.js';
 import { parseRelayConfig } from './config.js';
 import { createCodec, type Codec } from './wire/codec.js';
@@ -55,6 +56,7 @@ export function createRelay(): Plugin {
       const pipeline = new InboundPipeline(services, codec, services.resolver, endpoint, ctx.log);
       const envelopes = metric(ctx.metrics, 'ledger_relay_envelopes_total', () => new Counter({ name: 'ledger_relay_envelopes_total', help: 'DIDComm envelopes received, by protocol family and HTTP status', labelNames: ['family', 'status'] as const, registers: [ctx.metrics] }));
       mountWire(ctx.http, { services, pipeline, endpoint, errorsBase: config.errorsBase, envelopes });
+      mountConsole(ctx.http, { errorsBase: config.errorsBase, log: ctx.log, ...(config.oidc ? { oidcIssuer: config.oidc.issuer } : {}) });
       const liveServer = new LiveServer(ctx.http.server, DIDCOMM_PATH, pipeline, services, ctx.log);
       live = liveServer;
       ctx.metrics.removeSingleMetric('ledger_relay_live_connections');

@@ -6,6 +6,7 @@ import { Authenticator, type OperatorAuth } from './auth.js';
 import { DEFAULT_MAX_OPERATOR_BODY, OperatorRouter, type RouteDeps } from './router.js';
 import { mountAgents } from './routes/agents.js';
 import { mountApiKeys } from './routes/api-keys.js';
+import { mountAuthConfig } from './routes/auth-config.js';
 import { mountBilling } from './routes/billing.js';
 import { mountDeliveryLog } from './routes/delivery-log.js';
 import { mountHealth } from './routes/health.js';
@@ -73,6 +74,7 @@ export function mountOperatorApi(http: Pick<HttpServer, 'route'>, services: Rela
   };
   mountHealth(deps);
   mountSession(deps);
+  mountAuthConfig(deps);
   mountApiKeys(deps);
   mountMediations(deps);
   mountAgents(deps);

@@ -1,0 +1,142 @@
+// DOM building shared by the pages. API data is only ever set as text (never as HTML), so a DID,
+// a reason or a delivery-log line cannot inject markup.
+
+/** h('a', {href: '#/'}, 'home'): an element with attributes (false/null skipped) and children. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k === 'class') el.className = v;
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el, children) {
+  for (const c of [children].flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+/** An SVG element with attributes. */
+export function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  append(el, children);
+  return el;
+}
+
+/** The page's heading; the router moves focus to it after each navigation. */
+export function title(text) {
+  return h('h1', { tabindex: '-1' }, text);
+}
+
+/** An ISO time as "2026-11-25 00:12:19 UTC" inside a <time>; null shows a dash. */
+export function time(iso) {
+  if (iso === null || iso === undefined) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  const text = d.toISOString();
+  return h('time', { datetime: text }, `${text.slice(0, 10)} ${text.slice(11, 19)} UTC`);
+}
+
+/** A long identifier shortened for tables; the full value stays in the title. */
+export function short(text, keep = 14) {
+  if (text === null || text === undefined) return '—';
+  const t = String(text);
+  return t.length <= keep * 2 + 1 ? h('span', { class: 'mono' }, t) : h('span', { class: 'mono', title: t }, `${t.slice(0, keep)}…${t.slice(-8)}`);
+}
+
+export function badge(text, kind = 'neutral') {
+  return h('span', { class: `badge ${kind}` }, text);
+}
+
+const STATE_KIND = { ok: 'ok', degraded: 'bad', granted: 'ok', acknowledged: 'ok', delivered: 'ok', 'live-delivered': 'ok', sent: 'ok', requested: 'wait', queued: 'wait', pending: 'wait', denied: 'bad', revoked: 'bad', failed: 'bad', expired: 'bad', error: 'bad', warn: 'wait', info: 'neutral' };
+export function state(text) {
+  return badge(text, STATE_KIND[text] ?? 'neutral');
+}
+
+/** A definition list from [term, value] pairs; a null value shows a dash. */
+export function facts(pairs) {
+  return h('dl', { class: 'facts' }, pairs.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v ?? '—')]));
+}
+
+/** Figures as a grid of small cards. */
+export function cards(pairs) {
+  return h('dl', { class: 'cards' }, pairs.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v ?? '—'))));
+}
+
+/** A table with a caption; `cols` are [header, cell(row)] pairs. Scrolls sideways on a narrow screen. */
+export function table(caption, cols, rows, { empty = 'None yet.', id } = {}) {
+  if (rows.length === 0) return h('p', { class: 'empty', id }, empty);
+  return h(
+    'div',
+    { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': caption },
+    h(
+      'table',
+      id ? { id } : {},
+      h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, cols.map(([name]) => h('th', { scope: 'col' }, name)))),
+      h('tbody', {}, rows.map((r) => h('tr', {}, cols.map(([, cell]) => h('td', {}, cell(r)))))),
+    ),
+  );
+}
+
+let fieldIds = 0;
+
+/** A labelled control: `control` is an <input>, <select> or <textarea> built by the caller. */
+export function field(label, control, hint) {
+  const id = control.id || `f${++fieldIds}`;
+  control.id = id;
+  const hintId = hint ? `${id}-hint` : null;
+  if (hintId) control.setAttribute('aria-describedby', hintId);
+  return h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('p', { class: 'hint', id: hintId }, hint) : null);
+}
+
+export function select(name, options, value) {
+  return h('select', { name }, options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)));
+}
+
+/** A status line for a form's outcome, announced to screen readers. */
+export function outcome() {
+  return h('p', { class: 'outcome', role: 'status', 'aria-live': 'polite' });
+}
+
+/** Shows `message` in an outcome line as a success or an error. */
+export function say(line, message, ok = true) {
+  line.textContent = message;
+  line.className = `outcome ${ok ? 'ok' : 'bad'}`;
+}
+
+/**
+ * A form whose submit runs `action(form data)` with the button disabled meanwhile; its answer
+ * (a string) or error goes to the form's outcome line. The browser never posts it anywhere.
+ */
+export function form(attrs, children, action) {
+  const line = outcome();
+  const el = h('form', attrs, children, line);
+  el.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const buttons = [...el.querySelectorAll('button')];
+    for (const b of buttons) b.disabled = true;
+    try {
+      const message = await action(new FormData(el), el);
+      if (message) say(line, message, true);
+    } catch (err) {
+      say(line, err instanceof Error ? err.message : String(err), false);
+    } finally {
+      for (const b of buttons) if (!b.dataset.locked) b.disabled = false;
+    }
+  });
+  return el;
+}
+
+/** A note saying why a control is missing: the credential's scope cannot do it. */
+export function scopeNote(what, needs) {
+  return h('p', { class: 'note' }, `${what} needs an API key of scope ${needs} or a session; this credential cannot do it.`);
+}
