@@ -18,6 +18,7 @@ import { mountOperatorMail } from './http/routes/operator-mail.js';
 import { mountOrganization } from './http/routes/organization.js';
 import { mountReview } from './http/routes/review.js';
 import { mountRevocationLists } from './http/routes/revocation-lists.js';
+import { mountTeam } from './http/routes/team.js';
 import { mountVerifications } from './http/routes/verifications.js';
 import { mountWebhooks } from './http/routes/webhooks.js';
 import { IssuanceService } from './issuance/issuer.js';
@@ -124,6 +125,7 @@ export function createKyc(): Plugin {
       mountAuth(router, { accounts: metrics.countLoginFailures(accounts.accounts), providers: accounts.providers, publicUrl });
       mountApiKeys(router, { apiKeys: accounts.apiKeys });
       mountOrganization(router, { accounts: accounts.accounts });
+      mountTeam(router, { team: accounts.team });
       mountOperatorMail(router, { mailer });
       mountHostedApi(router, { sessions });
       mountVerifications(router, { sessions: metrics.countCreated(sessions) });

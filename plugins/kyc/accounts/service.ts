@@ -8,6 +8,7 @@ import type { Organization, Role, User } from '../types.js';
 import { ACCOUNT_ERRORS, accountProblem, accountUnauthorized } from './errors.js';
 import { burnVerification, hashPassword, verifyPassword } from './passwords.js';
 import { applyBranding, type BrandingPatch } from './branding.js';
+import type { Invitations } from './invitations.js';
 import type { ProviderIdentity } from './provider-login.js';
 import type { ResetTokens } from './reset.js';
 import { newId, normalEmail, type AccountStore, type UserRow } from './store.js';
@@ -30,6 +31,7 @@ export interface AccountServiceOptions {
   store: AccountStore;
   tokens: SessionTokens;
   resets: ResetTokens;
+  invitations: Invitations;
   mailer: Mailer;
   log: Logger;
   now: () => number;
@@ -38,6 +40,8 @@ export interface AccountServiceOptions {
   /** the TOTP issuer shown in authenticator apps */
   totpIssuer: string;
   throttle?: LoginThrottle;
+  /** shared with the team service, which writes roles */
+  serial?: KeyedSerial;
 }
 
 export interface Session {
@@ -51,13 +55,14 @@ export const publicUser = (u: UserRow): User & { role: Role } => ({ id: u.id, em
 export class AccountService implements OrganizationDirectory {
   readonly throttle: LoginThrottle;
   private readonly resetMails: Throttle;
-  /** email claims and per-user read-modify-writes (TOTP steps, password) run one at a time */
-  private readonly serial = new KeyedSerial();
+  /** email claims and per-user read-modify-writes (TOTP steps, password, role) run one at a time */
+  private readonly serial: KeyedSerial;
   /** reset mails on their way: the route answers before SMTP does, so its timing says nothing */
   private readonly sending = new Set<Promise<void>>();
 
   constructor(private readonly o: AccountServiceOptions) {
     this.throttle = o.throttle ?? new LoginThrottle(o.now);
+    this.serial = o.serial ?? new KeyedSerial();
     this.resetMails = new Throttle(RESET_MAILS_PER_EMAIL, o.now);
   }
 
@@ -91,6 +96,29 @@ export class AccountService implements OrganizationDirectory {
       this.o.log.info({ user: user.id, organizationId: org.id }, 'account registered');
       return this.session(user);
     });
+  }
+
+  /** The account of an invitation, in the inviting organization with the invited role and address. */
+  async acceptInvitation(token: string, input: { name: string; password: string }): Promise<Session> {
+    const passwordHash = await hashPassword(input.password);
+    return this.o.invitations.redeem(token, (invitation) =>
+      this.serial.run(`email:${invitation.email}`, async () => {
+        if ((await this.o.store.email.get(invitation.email)) !== undefined) {
+          throw accountProblem('conflict', ACCOUNT_ERRORS.EMAIL_TAKEN, 'an account with the invited address already exists; log in with it, or ask for an invitation to another address');
+        }
+        if (!(await this.o.store.orgs.get(invitation.organizationId))) {
+          throw accountProblem('validation', ACCOUNT_ERRORS.INVITATION_INVALID, 'the organization of this invitation no longer exists', { field: 'token' });
+        }
+        const user: UserRow = {
+          ...this.newAccount(invitation.email, input.name, undefined, passwordHash).user,
+          organizationId: invitation.organizationId,
+          role: invitation.role,
+        };
+        await this.o.store.joinOrganization(user, invitation);
+        this.o.log.info({ user: user.id, organizationId: user.organizationId, role: user.role, invitation: invitation.id }, 'invitation accepted');
+        return this.session(user);
+      }),
+    );
   }
 
   /** `{totpRequired: true}` when the password is right and TOTP is on but no code was sent. */

@@ -12,6 +12,7 @@ import type { KycRouter } from '../router.js';
  * The /v1/auth routes (seed "Endpoints", first rows): register, login, me, TOTP, password reset,
  * and provider logins (`GET /v1/auth/<provider>`, back at `GET /v1/auth/<provider>/callback`).
  * `me` answers `{user, organization}`: the seed's `{organization}` and the caller's user.
+ * `accept-invitation` makes the account of a team invitation (routes/team.ts makes invitations).
  */
 
 export interface AuthRouteDeps {
@@ -23,9 +24,9 @@ export interface AuthRouteDeps {
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 /** an email address, surrounding blanks dropped (pasted addresses carry them) */
-const email = (body: Record<string, unknown>) =>
+export const email = (body: Record<string, unknown>) =>
   requiredString({ email: typeof body.email === 'string' ? body.email.trim() : body.email }, 'email', { max: 254, pattern: EMAIL, patternText: 'an email address' });
-const RESERVED = '(?!(?:register|login|me|totp|forgot-password|reset-password|callback)(?:/|$))';
+const RESERVED = '(?!(?:register|login|me|totp|forgot-password|reset-password|accept-invitation|callback)(?:/|$))';
 
 function totpCode(body: Record<string, unknown>, required: boolean): string | undefined {
   const v = body.totpCode;
@@ -54,6 +55,14 @@ export function mountAuth(router: KycRouter, deps: AuthRouteDeps): void {
     const input = { email: email(body), password: requiredString(body, 'password', { max: 128 }) };
     const code = totpCode(body, false);
     return accounts.login(code === undefined ? input : { ...input, totpCode: code }, req.ctx.req.socket.remoteAddress ?? 'unknown');
+  });
+
+  router.add('POST', '/v1/auth/accept-invitation', 'none', async (req) => {
+    const body = await req.body();
+    onlyFields(body, ['token', 'name', 'password']);
+    const token = requiredString(body, 'token', { max: 100 });
+    const input = { name: requiredString(body, 'name', { max: 100 }).trim(), password: checkPassword(body.password) };
+    return new Reply(201, await accounts.acceptInvitation(token, input));
   });
 
   router.add('GET', '/v1/auth/me', 'jwt', async (req) => {

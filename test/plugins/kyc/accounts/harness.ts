@@ -11,6 +11,7 @@ import { mountApiKeys } from '../../../../plugins/kyc/http/routes/api-keys.js';
 import { mountAuth } from '../../../../plugins/kyc/http/routes/auth.js';
 import { mountOperatorMail } from '../../../../plugins/kyc/http/routes/operator-mail.js';
 import { mountOrganization } from '../../../../plugins/kyc/http/routes/organization.js';
+import { mountTeam } from '../../../../plugins/kyc/http/routes/team.js';
 import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import { startOidcProvider, type TestOidcProvider } from '../../common/auth/oidc-provider.js';
 import { startSmtp, type TestSmtp } from '../../common/mail/smtp.js';
@@ -79,6 +80,7 @@ export async function harness(t: Test, opts: { smtp?: boolean; oidc?: boolean; o
   mountApiKeys(router, { apiKeys: accounts.apiKeys });
   mountOperatorMail(router, { mailer });
   mountOrganization(router, { accounts: accounts.accounts });
+  mountTeam(router, { team: accounts.team });
   if (opts.probe) {
     // echoes the caller of each level, to test the authenticator through real requests
     for (const level of ['jwt', 'apiKey', 'bearer', 'operator'] as const) router.add('GET', `/v1/probe/${level}`, level, (req) => req.caller);
@@ -119,4 +121,24 @@ export function isProblem(t: Test, res: Res, status: number, slug: string, code?
   t.type(res.body?.detail, 'string');
   t.type(res.body?.instance, 'string');
   if (code !== undefined) t.equal(res.body?.code, code, `code ${code}`);
+}
+
+export const MEMBER_PASSWORD = 'a member password';
+
+/** The link token of the newest invitation mail to `email`, from the outbox (GET /v1/operator/mail). */
+export async function invitationToken(h: Harness, email: string): Promise<string> {
+  const box = await h.req('GET', '/v1/operator/mail', { token: OPERATOR_TOKEN });
+  const mail = box.body.mails.find((m: { to: string }) => m.to === email);
+  const token = mail && /#\/accept\?token=(inv_[\w-]+)/.exec(mail.text)?.[1];
+  if (!token) throw new Error(`no invitation mail to ${email} in the outbox`);
+  return token;
+}
+
+/** A new member of `inviter`'s organization with `role`, by invitation, mail and acceptance. */
+export async function joinTeam(h: Harness, inviter: { token: string }, role: string, email = uniqueEmail(role)): Promise<{ token: string; user: any }> {
+  const invited = await h.req('POST', '/v1/team/invitations', { token: inviter.token, body: { email, role } });
+  if (invited.status !== 201) throw new Error(`invitation failed: ${invited.status} ${JSON.stringify(invited.body)}`);
+  const accepted = await h.req('POST', '/v1/auth/accept-invitation', { body: { token: await invitationToken(h, email), name: `A ${role}`, password: MEMBER_PASSWORD } });
+  if (accepted.status !== 201) throw new Error(`accepting failed: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  return accepted.body;
 }
