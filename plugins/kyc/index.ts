@@ -16,6 +16,7 @@ import { mountHostedApi } from './http/routes/hosted-api.js';
 import { mountOid4vci } from './http/routes/oid4vci.js';
 import { mountOperatorMail } from './http/routes/operator-mail.js';
 import { mountOrganization } from './http/routes/organization.js';
+import { mountEvidence } from './http/routes/evidence.js';
 import { mountReview } from './http/routes/review.js';
 import { mountRevocationLists } from './http/routes/revocation-lists.js';
 import { mountTeam } from './http/routes/team.js';
@@ -131,7 +132,9 @@ export function createKyc(): Plugin {
       mountVerifications(router, { sessions: metrics.countCreated(sessions) });
       mountCredentialRoutes({ router, revoker, findSession: (organizationId, id) => sessionOrNone(sessions.resolve({ organizationId, id })),
       });
-      mountReview(router, { review: new ReviewQueue(sessions) });
+      const review = new ReviewQueue(sessions);
+      mountReview(router, { review, emailOf: (userId) => accounts.accounts.me(userId).then((m) => m.user.email, () => undefined) });
+      mountEvidence(router, { evidence: review.evidence });
       mountWebhooks(router, { webhooks, log });
       mountRevocationLists({ router, chain: ctx.chain, key, publicUrl });
       mountOid4vci({ http: ctx.http, router, server: new Oid4vciServer(base, offers, issuance.store), offers, publicUrl, now: base.now, log });

@@ -145,6 +145,14 @@ t.test('accounts, sandbox outcomes, webhooks and a credential on chain', async (
     const op = { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' };
     const queue = (await (await fetch(`${n.kyc}/v1/review/sessions`, { headers: op })).json()) as { sessions: Array<{ id: string }> };
     t.ok(queue.sessions.some((s) => s.id === live.id), 'the session is in the review queue');
+    const unopened = await fetch(`${n.kyc}/v1/review/sessions/${live.id}/approve`, { method: 'POST', headers: op });
+    t.match(await unopened.json(), { status: 409, code: 'EVIDENCE_NOT_OPENED' }, 'no decision on evidence the reviewer was not shown');
+    const evidence = (await (await fetch(`${n.kyc}/v1/review/sessions/${live.id}/evidence`, { headers: op })).json()) as { unopened: string[] };
+    for (const id of evidence.unopened) {
+      const image = await fetch(`${n.kyc}/v1/review/sessions/${live.id}/evidence/${id}`, { headers: op });
+      t.equal(image.headers.get('content-type'), 'image/jpeg');
+      await image.arrayBuffer();
+    }
     const approve = await fetch(`${n.kyc}/v1/review/sessions/${live.id}/approve`, { method: 'POST', headers: op });
     t.equal(approve.status, 200);
     const completed = await receiver.waitFor((e) => e.type === 'verification.completed' && e.data.verificationId === live.id);

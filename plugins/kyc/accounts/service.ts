@@ -180,10 +180,13 @@ export class AccountService implements OrganizationDirectory {
     if (!accepted.ok) throw accountProblem('validation', ACCOUNT_ERRORS.TOTP_INVALID, accepted.why === 'replayed' ? 'this TOTP code was already used; wait for the next one' : 'the TOTP code is wrong or expired', { field: 'totpCode' });
     await this.serial.run(`user:${userId}`, async () => {
       const fresh = await this.user(userId);
-      const org = await this.o.store.orgs.get(fresh.organizationId);
-      const b = this.o.store.db.batch().put(this.o.store.users, fresh.id, { ...fresh, totpSecret: secret, totpPending: null });
-      if (org) b.put(this.o.store.orgs, org.id, { ...org, totpEnabled: true });
-      await b.write();
+      // the organization row is also written by updateOrganization
+      await this.serial.run(`org:${fresh.organizationId}`, async () => {
+        const org = await this.o.store.orgs.get(fresh.organizationId);
+        const b = this.o.store.db.batch().put(this.o.store.users, fresh.id, { ...fresh, totpSecret: secret, totpPending: null });
+        if (org) b.put(this.o.store.orgs, org.id, { ...org, totpEnabled: true });
+        await b.write();
+      });
     });
     this.o.log.info({ user: userId }, 'TOTP enabled');
   }

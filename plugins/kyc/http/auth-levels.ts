@@ -6,9 +6,12 @@ import type { ApiKeyMode, Role } from '../types.js';
  *   jwt       an account JWT: /auth/me, /auth/totp/*, /api-keys*
  *   apiKey    `x-api-key`: the non-hosted /verifications* routes
  *   bearer    `Authorization: Bearer <JWT or API key>`: webhook management
- *   operator  the plugin's operator token: the review queue
+ *   operator  the plugin's operator token
+ *   member    `x-api-key` as on apiKey routes, else `Authorization: Bearer <account JWT or operator
+ *             token>`: session reads, evidence, the review desk, credentials; the route checks the
+ *             caller's kind and role (http/roles.ts)
  */
-export type KycLevel = 'none' | 'jwt' | 'apiKey' | 'bearer' | 'operator';
+export type KycLevel = 'none' | 'jwt' | 'apiKey' | 'bearer' | 'operator' | 'member';
 
 export interface KycCaller {
   /** the caller's organization; '' for the operator, who acts across organizations */

@@ -49,6 +49,8 @@ export class KycAuthenticator implements Authenticator<KycLevel, KycCaller> {
         return this.bearer(ctx);
       case 'operator':
         return this.operator(ctx);
+      case 'member':
+        return this.member(ctx);
     }
   }
 
@@ -84,6 +86,15 @@ export class KycAuthenticator implements Authenticator<KycLevel, KycCaller> {
     // digests of equal length, so the comparison takes the same time whatever was sent
     if (!timingSafeEqual(digest(token), this.operatorDigest)) throw unauthorized(REALM, 'the operator token is wrong', 'OPERATOR_TOKEN_INVALID');
     return { organizationId: '', via: 'operator' };
+  }
+
+  /** x-api-key exactly as on apiKey routes; otherwise the Bearer operator token or an account JWT. */
+  private async member(ctx: RequestContext): Promise<KycCaller> {
+    if (ctx.req.headers['x-api-key'] !== undefined) return this.apiKey(ctx);
+    const token = this.bearerOf(ctx, 'this route needs x-api-key: <API key>, or Authorization: Bearer <account JWT>');
+    if (this.operatorDigest !== undefined && timingSafeEqual(digest(token), this.operatorDigest)) return { organizationId: '', via: 'operator' };
+    if (isApiKey(token)) throw noCredential(REALM, 'this route takes the API key in the x-api-key header, not in Authorization');
+    return this.fromJwt(token);
   }
 
   private bearerOf(ctx: RequestContext, missing: string): string {

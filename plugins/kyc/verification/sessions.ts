@@ -13,6 +13,7 @@ import { transition, type Effect, type SessionEvent, type StoredDocument, type S
 import { hashToken, newSessionToken, pendingEventKey, SessionStore, TOKEN_PATTERN, type PendingEvent } from './store.js';
 import { documentView, hostedView, listView, reviewView, sessionView } from './views.js';
 import type { SessionReason } from './reasons.js';
+import type { Actor, DeciderActor } from './actors.js';
 
 /**
  * Verification sessions: creation, reads, uploads, liveness, decisions, expiry and the issuer's
@@ -49,6 +50,11 @@ export const CHALLENGE_TTL_MS = 5 * 60_000;
 export const MAX_FRAMES = 10;
 const INSTRUCTIONS = 'Look at the camera, then turn your head slowly to the left and back to the centre.';
 
+const SYSTEM: Actor = { kind: 'system' };
+const PROVIDER: DeciderActor = { kind: 'provider' };
+/** who changes a session through a reference: the person on the hosted page, or the organization's key */
+const actorOf = (ref: SessionRef): Actor => ('token' in ref ? { kind: 'subject' } : { kind: 'api-key' });
+
 const id = (p: string) => `${p}_${randomBytes(12).toString('hex')}`;
 const notFound = () => new LedgerError('SESSION_NOT_FOUND', 'no such verification session', 'not_found');
 const refused = (r: { code: string; status: 400 | 409; message: string }) => new LedgerError(r.code, r.message, r.status === 409 ? 'conflict' : 'invalid');
@@ -68,6 +74,10 @@ export class SessionService implements SessionOutcomes {
 
   private get base(): KycBase {
     return this.deps.base;
+  }
+
+  now(): number {
+    return this.base.now();
   }
 
   private iso(ms = this.base.now()): string {
@@ -95,7 +105,7 @@ export class SessionService implements SessionOutcomes {
       apiKeyId: caller.apiKey.id,
       tokenHash: hashToken(token),
     };
-    await this.store.write(undefined, session);
+    await this.store.write(undefined, session, { at: session.createdAt, actor: { kind: 'api-key', keyId: caller.apiKey.id } });
     return { session: { ...sessionView(session), sessionToken: token }, sessionUrl: `${this.base.publicUrl()}/v/s/${token}` };
   }
 
@@ -146,7 +156,7 @@ export class SessionService implements SessionOutcomes {
       checks: { ...image, ...(mrz ? { mrz: { valid: mrz.valid, format: mrz.format, failures: mrz.failures } } : {}) },
       createdAt: this.iso(now),
     };
-    const after = await this.change(before.id, { type: 'upload', document, final: input.final }, (b, t) => b.put(t.images, `${before.id}\x00doc\x00${document.id}`, input.file));
+    const after = await this.change(before.id, { type: 'upload', document, final: input.final }, actorOf(ref), (b, t) => b.put(t.images, `${before.id}\x00doc\x00${document.id}`, input.file));
     return documentView(after.documents.find((d) => d.id === document.id)!);
   }
 
@@ -171,7 +181,7 @@ export class SessionService implements SessionOutcomes {
     for (const [i, f] of frames.entries()) await this.deps.images.check(f, 'frame', `frames[${i}]`);
     const at = this.iso();
     const liveness = before.sandbox ? sandboxLiveness(outcomeOf(before), at, frames.length) : liveLiveness(at, frames.length);
-    const after = await this.change(before.id, { type: 'liveness', liveness }, (b, t) => {
+    const after = await this.change(before.id, { type: 'liveness', liveness }, actorOf(ref), (b, t) => {
       frames.forEach((f, i) => b.put(t.images, `${before.id}\x00frame\x00${challenge.id}\x00${i}`, f));
       b.del(t.challenges, before.id);
     });
@@ -179,11 +189,16 @@ export class SessionService implements SessionOutcomes {
     return { status: l.status, score: l.score };
   }
 
-  /** An operator's (or the provider's) decision on a session awaiting one. */
-  async decide(sessionId: string, decision: { outcome: 'pass'; score?: number } | { outcome: 'fail'; reason: string; message: string; score?: number }, by: 'operator' | 'provider' = 'operator'): Promise<Record<string, unknown>> {
+  /** A reviewer's (or the provider's) decision on a session awaiting one. */
+  async decide(
+    sessionId: string,
+    decision: { outcome: 'pass'; score?: number } | { outcome: 'fail'; reason: string; message: string; score?: number },
+    decidedBy: DeciderActor = { kind: 'operator' },
+  ): Promise<Record<string, unknown>> {
     if (!(await this.store.get(sessionId))) throw notFound();
-    const event: SessionEvent = decision.outcome === 'pass' ? { type: 'decide', by, outcome: 'pass', ...(decision.score !== undefined ? { score: decision.score } : {}) } : { type: 'decide', by, ...decision };
-    return reviewView(await this.change(sessionId, event));
+    const by = decidedBy.kind;
+    const event: SessionEvent = decision.outcome === 'pass' ? { type: 'decide', by, decidedBy, outcome: 'pass', ...(decision.score !== undefined ? { score: decision.score } : {}) } : { type: 'decide', by, decidedBy, ...decision };
+    return reviewView(await this.change(sessionId, event, decidedBy));
   }
 
   async reviewQueue(opts: { organizationId?: string; limit: number; offset: number }): Promise<{ sessions: Array<Record<string, unknown>>; total: number }> {
@@ -216,7 +231,7 @@ export class SessionService implements SessionOutcomes {
         const s = await this.store.get(sid);
         if (!s) continue;
         try {
-          await this.change(sid, { type: 'expire', reason: s.status === 'pending' ? 'session_ttl' : 'review_ttl' }, undefined, now);
+          await this.change(sid, { type: 'expire', reason: s.status === 'pending' ? 'session_ttl' : 'review_ttl' }, SYSTEM, undefined, now);
           changed++;
         } catch (err) {
           // a session that changed meanwhile (decided, or its expiry moved) is simply not due
@@ -233,7 +248,7 @@ export class SessionService implements SessionOutcomes {
     if (!s) throw notFound();
     // the issuer may report twice (a restart between its record and ours): the second is a no-op
     if (s.status === 'completed' && s.credentialId === credential.credentialId) return;
-    await this.change(sessionId, { type: 'credential', credential });
+    await this.change(sessionId, { type: 'credential', credential }, SYSTEM);
   }
 
   /** At start: queues the events of changes stored before a crash that kept them from being queued, with their ids. */
@@ -259,7 +274,7 @@ export class SessionService implements SessionOutcomes {
   }
 
   /** Read, transition, write and run the effects, under the session's lock. */
-  private async change(sessionId: string, event: SessionEvent, extra?: Parameters<SessionStore['write']>[2], at = this.base.now()): Promise<StoredSession> {
+  private async change(sessionId: string, event: SessionEvent, actor: Actor, extra?: Parameters<SessionStore['write']>[3], at = this.base.now()): Promise<StoredSession> {
     const { session, effects, events } = await this.serial.run(sessionId, async () => {
       const prev = await this.store.get(sessionId);
       if (!prev) throw notFound();
@@ -270,7 +285,7 @@ export class SessionService implements SessionOutcomes {
         const id = newEventId();
         return { key: pendingEventKey(createdAt, sessionId, n, id), id, createdAt, organizationId: t.session.organizationId, sessionId, type: e.event, data: e.data };
       });
-      await this.store.write(prev, t.session, extra, events);
+      await this.store.write(prev, t.session, { at: this.iso(at), actor }, extra, events);
       return { ...t, events };
     });
     await this.run(session, effects, events);
@@ -318,8 +333,8 @@ export class SessionService implements SessionOutcomes {
       const answer = await this.provider.decide(s, documents, await this.frames(s.id));
       if (answer === 'review') return;
       const score = answer.score !== undefined ? { score: answer.score } : {};
-      if (answer.outcome === 'pass') await this.decide(s.id, { outcome: 'pass', ...score }, 'provider');
-      else await this.decide(s.id, { outcome: 'fail', reason: answer.reason ?? ('provider_rejected' satisfies SessionReason), message: answer.message ?? 'the verification provider rejected the verification', ...score }, 'provider');
+      if (answer.outcome === 'pass') await this.decide(s.id, { outcome: 'pass', ...score }, PROVIDER);
+      else await this.decide(s.id, { outcome: 'fail', reason: answer.reason ?? ('provider_rejected' satisfies SessionReason), message: answer.message ?? 'the verification provider rejected the verification', ...score }, PROVIDER);
     } catch (err) {
       this.base.log.warn({ err, session: sessionId }, 'the verification provider did not decide; the session waits in the review queue');
     }

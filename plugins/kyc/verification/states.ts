@@ -2,6 +2,7 @@ import type { IssuedCredential } from '../services.js';
 import { credentialIssued, verificationCompleted, verificationExpired, verificationFailed } from '../webhooks/payloads.js';
 import { DOCUMENT_TYPES, type KycEvent, type Liveness, type SessionDocument, type VerificationSession } from '../types.js';
 import { outcomeOf, sandboxDecision, SANDBOX_REJECTION } from './sandbox.js';
+import type { DeciderActor, ReviewRecord } from './actors.js';
 
 /**
  * The verification session's state machine (seed 001 A, "States and transitions"): a pure
@@ -42,7 +43,7 @@ export interface StoredDocument extends Omit<SessionDocument, 'type'> {
   type: UploadType;
 }
 
-export type Decider = 'sandbox' | 'provider' | 'operator';
+export type Decider = DeciderActor['kind'];
 
 /** The stored session: the record of types.ts plus what only this part reads. */
 export interface StoredSession extends Omit<VerificationSession, 'documents'> {
@@ -51,13 +52,15 @@ export interface StoredSession extends Omit<VerificationSession, 'documents'> {
   decision?: { outcome: 'pass'; by: Decider; at: string };
   /** internal: when the session entered processing */
   processingAt?: string;
+  /** the decision, who made it and when (shown in the full view) */
+  review?: ReviewRecord;
 }
 
 export type SessionEvent =
   | { type: 'upload'; document: StoredDocument; final: boolean }
   | { type: 'liveness'; liveness: Liveness }
-  | { type: 'decide'; by: Decider; outcome: 'pass'; score?: number }
-  | { type: 'decide'; by: Decider; outcome: 'fail'; reason: string; message: string; score?: number }
+  | { type: 'decide'; by: Decider; outcome: 'pass'; score?: number; decidedBy?: DeciderActor }
+  | { type: 'decide'; by: Decider; outcome: 'fail'; reason: string; message: string; score?: number; decidedBy?: DeciderActor }
   | { type: 'credential'; credential: IssuedCredential }
   | { type: 'expire'; reason: 'session_ttl' | 'review_ttl' | 'timeout' };
 
@@ -171,13 +174,16 @@ function advance(s: StoredSession, rules: Rules): Transition {
 }
 
 function decide(s: StoredSession, event: Extract<SessionEvent, { type: 'decide' }>, rules: Rules, effects: Effect[]): Transition {
+  const decidedBy = event.decidedBy ?? ({ kind: event.by } as DeciderActor);
   if (event.outcome === 'fail') {
     const liveness = s.liveness?.status === 'pending_review' ? { ...s.liveness, status: 'failed' as const, score: event.score ?? null } : s.liveness;
-    return fail({ ...s, ...(liveness ? { liveness } : {}) }, event.reason, event.message, effects);
+    const review: ReviewRecord = { outcome: 'fail', reason: event.reason, message: event.message, decidedBy, decidedAt: iso(rules.at) };
+    return fail({ ...s, ...(liveness ? { liveness } : {}), review }, event.reason, event.message, effects);
   }
   const documents = s.documents.map((d) => (d.status === 'uploaded' ? { ...d, status: 'verified' as const } : d));
   const liveness = s.liveness?.status === 'pending_review' ? { ...s.liveness, status: 'passed' as const, score: event.score ?? null } : s.liveness;
-  const next: StoredSession = { ...s, documents, ...(liveness ? { liveness } : {}), decision: { outcome: 'pass', by: event.by, at: iso(rules.at) } };
+  const review: ReviewRecord = { outcome: 'pass', decidedBy, decidedAt: iso(rules.at) };
+  const next: StoredSession = { ...s, documents, ...(liveness ? { liveness } : {}), decision: { outcome: 'pass', by: event.by, at: iso(rules.at) }, review };
   if (credentialSubject(s, rules.network)) return { ok: true, session: next, effects: [...effects, { type: 'request_credential' }] };
   const done: StoredSession = { ...next, status: 'completed', completedAt: iso(rules.at) };
   return { ok: true, session: done, effects: [...effects, emitCompleted(done)] };

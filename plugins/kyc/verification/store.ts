@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { key, prefix, SEP, timeKey, type Batch, type PluginDb, type Table } from '../../common/store/tables.js';
 import type { KycEvent, LivenessChallenge, Metadata, SessionStatus } from '../types.js';
 import { awaitingDecision, type StoredSession } from './states.js';
+import type { Actor } from './actors.js';
+import { timelineOf, type TimelineEntry } from './timeline.js';
 
 /**
  * The sessions' tables. Every change writes the record and every index it affects in one Batch,
@@ -17,6 +19,9 @@ import { awaitingDecision, type StoredSession } from './states.js';
  *   ver-challenges  session -> its live liveness challenge
  *   ver-events      time, session, n, event id -> an event of a change, written with the change and deleted
  *                   once the webhooks part has queued it; what a crash left is queued at start
+ *   ver-timeline    session, time, seq -> a step of the session's timeline (timeline.ts), with the change
+ *   ver-sent        session, time, event id -> {id, type, createdAt}: the events sent for the session, kept
+ *   ver-opened      session, reviewer, evidence id -> when that reviewer first fetched it (evidence.ts)
  */
 
 export interface ListRow {
@@ -48,6 +53,23 @@ export interface PendingEvent {
 }
 
 /** The `ver-events` key of a change's n-th event: in the order of the changes, then of their events. */
+/** An event sent for a session, as the timeline route lists it. */
+export interface SentEvent {
+  id: string;
+  type: KycEvent;
+  createdAt: string;
+}
+
+/** What caused a change: its time and who made it. */
+export interface Cause {
+  at: string;
+  actor: Actor;
+}
+
+// a process-wide sequence, so steps written in the same millisecond keep their order
+let timelineSeq = 0;
+const timelineKey = (sessionId: string, at: string): string => key(sessionId, timeKey(Date.parse(at)), `${String(++timelineSeq).padStart(12, '0')}${randomBytes(3).toString('hex')}`);
+
 export const pendingEventKey = (createdAt: string, sessionId: string, n: number, id: string): string => key(timeKey(Date.parse(createdAt)), sessionId, String(n).padStart(4, '0'), id);
 
 const TOKEN_PREFIX = 'sess_tok_';
@@ -58,6 +80,8 @@ export function newSessionToken(): string {
 }
 
 export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+
+const sentKey = (e: { sessionId: string; id: string; createdAt: string }): string => key(e.sessionId, timeKey(Date.parse(e.createdAt)), e.id);
 
 const row = (s: StoredSession): ListRow => ({
   id: s.id,
@@ -84,6 +108,9 @@ export class SessionStore {
   private readonly images: Table<Uint8Array>;
   private readonly challenges: Table<StoredChallenge>;
   private readonly events: Table<PendingEvent>;
+  private readonly timeline: Table<TimelineEntry>;
+  private readonly sent: Table<SentEvent>;
+  private readonly opened: Table<string>;
 
   constructor(private readonly db: PluginDb) {
     this.sessions = db.json('ver-sessions');
@@ -95,6 +122,9 @@ export class SessionStore {
     this.images = db.bytes('ver-images');
     this.challenges = db.json('ver-challenges');
     this.events = db.json('ver-events');
+    this.timeline = db.json('ver-timeline');
+    this.sent = db.json('ver-sent');
+    this.opened = db.json('ver-opened');
   }
 
   get(id: string): Promise<StoredSession | undefined> {
@@ -115,12 +145,14 @@ export class SessionStore {
   }
 
   /**
-   * Writes `next` (new when `prev` is undefined) with its indexes, the events the change owes,
-   * and whatever `extra` adds to the same batch (images, challenges).
+   * Writes `next` (new when `prev` is undefined) with its indexes, the events the change owes
+   * (and their record in the session's sent events), its timeline steps, and whatever `extra`
+   * adds to the same batch (images, challenges).
    */
   async write(
     prev: StoredSession | undefined,
     next: StoredSession,
+    cause: Cause,
     extra?: (b: Batch, t: { images: Table<Uint8Array>; challenges: Table<StoredChallenge> }) => void,
     events: readonly PendingEvent[] = [],
   ): Promise<void> {
@@ -141,8 +173,49 @@ export class SessionStore {
     // a challenge lives only while the session can still take liveness frames
     if (next.status !== 'pending' && prev?.status === 'pending') b.del(this.challenges, next.id);
     extra?.(b, { images: this.images, challenges: this.challenges });
-    for (const e of events) b.put(this.events, e.key, e);
+    for (const e of events) {
+      b.put(this.events, e.key, e);
+      b.put(this.sent, sentKey(e), { id: e.id, type: e.type, createdAt: e.createdAt });
+    }
+    for (const entry of timelineOf(prev, next, cause.at, cause.actor)) b.put(this.timeline, timelineKey(next.id, entry.at), entry);
     await b.write();
+  }
+
+  /** Adds a step that is not a change of the session record (a revocation). */
+  async addTimeline(sessionId: string, entry: TimelineEntry): Promise<void> {
+    await this.timeline.put(timelineKey(sessionId, entry.at), entry);
+  }
+
+  /** The session's timeline, oldest first. */
+  async timelineOf(sessionId: string): Promise<TimelineEntry[]> {
+    const out: TimelineEntry[] = [];
+    for await (const [, e] of this.timeline.entries(prefix(sessionId))) out.push(e);
+    return out;
+  }
+
+  /** Records an event sent for the session outside its changes (credential.revoked). */
+  async addSent(sessionId: string, e: SentEvent): Promise<void> {
+    await this.sent.put(sentKey({ sessionId, ...e }), e);
+  }
+
+  /** The events sent for the session, oldest first. */
+  async sentEvents(sessionId: string): Promise<SentEvent[]> {
+    const out: SentEvent[] = [];
+    for await (const [, e] of this.sent.entries(prefix(sessionId))) out.push(e);
+    return out;
+  }
+
+  /** Records that `reviewer` fetched the evidence `evidenceId` of the session (the first time is kept). */
+  async markOpened(sessionId: string, reviewer: string, evidenceId: string, at: string): Promise<void> {
+    const k = key(sessionId, reviewer, evidenceId);
+    if ((await this.opened.get(k)) === undefined) await this.opened.put(k, at);
+  }
+
+  /** The evidence ids `reviewer` fetched of the session. */
+  async openedBy(sessionId: string, reviewer: string): Promise<Set<string>> {
+    const out = new Set<string>();
+    for await (const k of this.opened.keys(prefix(sessionId, reviewer))) out.add(k.slice(k.lastIndexOf(SEP) + 1));
+    return out;
   }
 
   /** The events owed by changes whose events were not queued yet (a crash in between), oldest first. */

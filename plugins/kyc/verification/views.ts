@@ -41,6 +41,7 @@ export function sessionView(s: StoredSession): Record<string, unknown> {
   if (s.credentialOfferUri !== undefined) out.credentialOfferUri = s.credentialOfferUri;
   if (s.reason !== undefined) out.reason = s.reason;
   if (s.message !== undefined) out.message = s.message;
+  if (s.review !== undefined) out.review = s.review;
   return out;
 }
 

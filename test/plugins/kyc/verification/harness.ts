@@ -11,6 +11,7 @@ import { parseKycConfig } from '../../../../plugins/kyc/config.js';
 import type { KycCaller, KycLevel } from '../../../../plugins/kyc/http/auth-levels.js';
 import { createKycRouter } from '../../../../plugins/kyc/http/router.js';
 import { mountHostedApi } from '../../../../plugins/kyc/http/routes/hosted-api.js';
+import { mountEvidence } from '../../../../plugins/kyc/http/routes/evidence.js';
 import { mountReview } from '../../../../plugins/kyc/http/routes/review.js';
 import { mountVerifications } from '../../../../plugins/kyc/http/routes/verifications.js';
 import type { CredentialIssuance, EventSink, IssuedCredential, KycBase, OrganizationDirectory } from '../../../../plugins/kyc/services.js';
@@ -37,6 +38,17 @@ export const KEYS: Record<string, KycCaller> = {
   sk_live_a: { organizationId: ORG_A, via: 'api-key', apiKey: { id: 'key_live_a', mode: 'live' } },
   sk_sandbox_a: { organizationId: ORG_A, via: 'api-key', apiKey: { id: 'key_sandbox_a', mode: 'sandbox' } },
   sk_live_b: { organizationId: ORG_B, via: 'api-key', apiKey: { id: 'key_live_b', mode: 'live' } },
+};
+
+/** Account JWTs of the test authenticator (Bearer), each a member of an organization with a role. */
+export const MEMBERS: Record<string, KycCaller> = {
+  jwt_owner_a: { organizationId: ORG_A, via: 'jwt', userId: 'usr_owner_a', role: 'owner' },
+  jwt_legacy_a: { organizationId: ORG_A, via: 'jwt', userId: 'usr_legacy_a' },
+  jwt_reviewer_a: { organizationId: ORG_A, via: 'jwt', userId: 'usr_reviewer_a', role: 'reviewer' },
+  jwt_reviewer2_a: { organizationId: ORG_A, via: 'jwt', userId: 'usr_reviewer2_a', role: 'reviewer' },
+  jwt_admin_a: { organizationId: ORG_A, via: 'jwt', userId: 'usr_admin_a', role: 'admin' },
+  jwt_developer_a: { organizationId: ORG_A, via: 'jwt', userId: 'usr_developer_a', role: 'developer' },
+  jwt_reviewer_b: { organizationId: ORG_B, via: 'jwt', userId: 'usr_reviewer_b', role: 'reviewer' },
 };
 
 export class RecordingEvents implements EventSink {
@@ -132,9 +144,20 @@ export async function setup(t: Test, opts: { config?: Record<string, unknown>; p
   return { base, clock, events, issuance, sessions, review: new ReviewQueue(sessions), images };
 }
 
-/** Accepts the fixed API keys of KEYS (x-api-key) and the operator token (Bearer). */
+/**
+ * Accepts the fixed API keys of KEYS (x-api-key), the operator token (Bearer) and, on `member`
+ * routes, the fixed account JWTs of MEMBERS (Bearer); http/auth.ts's own tests cover the real checks.
+ */
 export class TestAuthenticator implements Authenticator<KycLevel, KycCaller> {
   async require(ctx: RequestContext, level: Exclude<KycLevel, 'none'>): Promise<KycCaller> {
+    if (level === 'member' && ctx.req.headers['x-api-key'] === undefined) {
+      const auth = ctx.req.headers.authorization;
+      if (auth === undefined) throw noCredential('kyc', 'this route needs x-api-key or an account JWT');
+      if (auth === `Bearer ${OPERATOR_TOKEN}`) return { organizationId: '', via: 'operator' };
+      const member = MEMBERS[auth.replace(/^Bearer /, '')];
+      if (!member) throw unauthorized('kyc', 'unknown account JWT');
+      return member;
+    }
     if (level === 'operator') {
       const auth = ctx.req.headers.authorization;
       if (auth === undefined) throw noCredential('kyc', 'this route needs the operator token');
@@ -151,7 +174,19 @@ export class TestAuthenticator implements Authenticator<KycLevel, KycCaller> {
 
 export interface Served extends Setup {
   url: string;
-  req(method: string, path: string, opts?: { key?: string; operator?: boolean; body?: unknown; form?: FormData; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
+  req(method: string, path: string, opts?: CallAs): Promise<{ status: number; headers: Headers; body: any }>;
+  /** a GET whose answer is bytes (an evidence image) */
+  bytes(path: string, opts?: CallAs): Promise<{ status: number; headers: Headers; bytes: Buffer }>;
+}
+
+/** who calls: an API key, the operator, or a member's JWT (a MEMBERS key) */
+export interface CallAs {
+  key?: string;
+  operator?: boolean;
+  jwt?: string;
+  body?: unknown;
+  form?: FormData;
+  headers?: Record<string, string>;
 }
 
 export async function serve(t: Test, opts: Parameters<typeof setup>[1] = {}): Promise<Served> {
@@ -160,18 +195,25 @@ export async function serve(t: Test, opts: Parameters<typeof setup>[1] = {}): Pr
   const router = createKycRouter(http, new TestAuthenticator(), { errorsBase: 'https://errors.test/kyc', log: s.base.log });
   mountVerifications(router, { sessions: s.sessions });
   mountHostedApi(router, { sessions: s.sessions });
-  mountReview(router, { review: s.review });
+  mountReview(router, { review: s.review, emailOf: async (userId) => `${userId.slice(4)}@example.test` });
+  mountEvidence(router, { evidence: s.review.evidence });
   router.fallback('/v1');
   const { port } = await http.listen();
   t.teardown(() => http.close());
   const url = `http://127.0.0.1:${port}`;
-  const req: Served['req'] = async (method, path, o = {}) => {
+  const headersOf = (o: CallAs): Record<string, string> => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.key) headers['x-api-key'] = o.key;
     if (o.operator) headers.authorization = `Bearer ${OPERATOR_TOKEN}`;
-    return httpCall(url, method, path, { headers, ...(o.form ? { form: o.form } : { body: o.body }) });
+    if (o.jwt) headers.authorization = `Bearer ${o.jwt}`;
+    return headers;
   };
-  return { ...s, url, req };
+  const req: Served['req'] = async (method, path, o = {}) => httpCall(url, method, path, { headers: headersOf(o), ...(o.form ? { form: o.form } : { body: o.body }) });
+  const bytes: Served['bytes'] = async (path, o = {}) => {
+    const res = await fetch(`${url}${path}`, { headers: headersOf(o) });
+    return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+  };
+  return { ...s, url, req, bytes };
 }
 
 /** A document upload form. */
@@ -187,4 +229,27 @@ export function framesForm(frames: Uint8Array[], fields: Record<string, string> 
   for (const [k, v] of Object.entries(fields)) fd.append(k, v);
   frames.forEach((f, i) => fd.append('frames', new Blob([f], { type: 'image/jpeg' }), `frame-${i}.jpg`));
   return fd;
+}
+
+/**
+ * A live session through the routes, left awaiting its decision: level 1 (one document), or
+ * level 2 with a front and a back and `frames` liveness frames.
+ */
+export async function liveSession(h: Served, key: string, o: { level?: 1 | 2; frames?: Uint8Array[]; subjectDid?: string } = {}): Promise<{ id: string; documentIds: string[] }> {
+  const level = o.level ?? 1;
+  const { session } = (await h.req('POST', '/v1/verifications', { key, body: { level, ...(o.subjectDid ? { subjectDid: o.subjectDid } : {}) } })).body;
+  const base = `/v1/verifications/s/${session.sessionToken}`;
+  const img = jpegImage(400, 300);
+  const sides = level === 1 ? ['front'] : ['front', 'back'];
+  const documentIds: string[] = [];
+  for (const [i, side] of sides.entries()) {
+    const doc = await h.req('POST', `${base}/documents`, { form: docForm(img, { type: 'national_id', side, final: String(i === sides.length - 1) }) });
+    documentIds.push(doc.body.document.id);
+  }
+  if (level === 2) {
+    await h.req('GET', `${base}/liveness-challenge`);
+    const res = await h.req('POST', `${base}/liveness`, { form: framesForm(o.frames ?? [jpegImage(96, 96)]) });
+    if (res.status !== 200) throw new Error(`liveness refused: ${JSON.stringify(res.body)}`);
+  }
+  return { id: session.id, documentIds };
 }

@@ -74,5 +74,5 @@ t.test('a configured provider decides live sessions; errors leave them in review
     next = answer;
     t.equal((await run(1)).status, 'processing', `${answer.status} ${answer.body}: stays for review`);
   }
-  t.equal((await review.list({ limit: 20, offset: 0 })).total, 4);
+  t.equal((await review.list({ kind: 'operator' }, { limit: 20, offset: 0 })).total, 4);
 });

@@ -11,6 +11,7 @@ import { issued, jpegImage, LEDGER_DID, ORG_A, ORG_B, Orgs, setup } from './harn
 const LIVE_A: Caller = { organizationId: ORG_A, apiKey: { id: 'key_live_a', mode: 'live' } };
 const SANDBOX_A: Caller = { organizationId: ORG_A, apiKey: { id: 'key_sb_a', mode: 'sandbox' } };
 const LIVE_B: Caller = { organizationId: ORG_B, apiKey: { id: 'key_live_b', mode: 'live' } };
+const OPERATOR = { kind: 'operator' } as const;
 const input = (over: Partial<CreateInput> = {}): CreateInput => ({ level: 1, sandbox: false, metadata: {}, ...over });
 const IMG = jpegImage(400, 300);
 const FRAME = jpegImage(96, 96);
@@ -120,21 +121,24 @@ t.test('live level 1: final upload -> review queue -> approve -> credential -> c
   t.match(d1, { type: 'passport', side: 'front', status: 'uploaded', extractedData: { lastName: 'ERIKSSON', dateOfBirth: '1974-08-12', expiryDate: '2031-04-15' }, checks: { mediaType: 'image/jpeg', width: 400, height: 300, mrz: { valid: true, format: 'TD3', failures: [] } } });
   t.match(d1.id, /^doc_/);
   clock.now += 1000;
-  await sessions.uploadDocument({ organizationId: ORG_A, id }, { type: 'passport', side: 'back', final: true, file: IMG });
+  const d2 = await sessions.uploadDocument({ organizationId: ORG_A, id }, { type: 'passport', side: 'back', final: true, file: IMG });
   const processing = await sessions.get(ORG_A, id);
   t.equal(processing.status, 'processing');
   t.equal(processing.expiresAt, new Date(clock.now + 7200_000).toISOString());
   t.same(events.events, [], 'nothing decided: live mode never passes by itself');
   t.equal(await codeOf(sessions.uploadDocument(ref, { type: 'passport', side: 'front', final: true, file: IMG })), 'SESSION_NOT_PENDING');
-  const queue = await review.list({ limit: 20, offset: 0 });
+  const queue = await review.list(OPERATOR, { limit: 20, offset: 0 });
   t.same(queue.sessions.map((s) => s.id), [id]);
   t.equal(queue.total, 1);
-  t.same((await review.list({ organizationId: ORG_B, limit: 20, offset: 0 })).total, 0);
-  const img = await review.image(id, d1.id as string);
+  t.same((await review.list(OPERATOR, { organizationId: ORG_B, limit: 20, offset: 0 })).total, 0);
+  const img = await review.image(OPERATOR, id, d1.id as string);
   t.same(Buffer.from(img.bytes), IMG);
   t.same(await consistent(base), []);
+  t.equal(await codeOf(review.approve(OPERATOR, id)), 'EVIDENCE_NOT_OPENED', 'the back of the passport was not opened');
+  await review.image(OPERATOR, id, d2.id as string);
 
-  const approved = await review.approve(id);
+  const approved = await review.approve(OPERATOR, id);
+  t.match(approved.review, { outcome: 'pass', decidedBy: { kind: 'operator' }, decidedAt: new Date(clock.now).toISOString() });
   t.equal(approved.status, 'processing', 'waits for the credential');
   t.same(approved.documents, [
     { ...(approved.documents as any[])[0], status: 'verified' },
@@ -142,8 +146,8 @@ t.test('live level 1: final upload -> review queue -> approve -> credential -> c
   ]);
   t.equal(issuance.requests.length, 1);
   t.equal(issuance.requests[0]!.id, id);
-  t.equal((await review.list({ limit: 20, offset: 0 })).total, 0, 'out of the queue');
-  t.equal(await codeOf(review.approve(id)), 'SESSION_NOT_IN_REVIEW');
+  t.equal((await review.list(OPERATOR, { limit: 20, offset: 0 })).total, 0, 'out of the queue');
+  t.equal(await codeOf(review.approve(OPERATOR, id)), 'SESSION_NOT_IN_REVIEW');
   t.same(await consistent(base), []);
   t.same(await sessions.resumeIssuance(), 1, 'a decided pass is asked for again at start');
   t.equal(issuance.requests.length, 2);
@@ -172,7 +176,7 @@ t.test('live: MRZ check digits and an expired document fail the session on proce
   const expired = await sessions.uploadDocument({ token: b.sessionToken as string }, { type: 'passport', side: 'front', final: true, mrz: TD3, file: IMG });
   t.match(expired, { status: 'rejected', reason: 'document_expired' });
   t.same(events.types(), ['verification.failed', 'verification.failed']);
-  t.equal((await review.list({ limit: 20, offset: 0 })).total, 0);
+  t.equal((await review.list(OPERATOR, { limit: 20, offset: 0 })).total, 0);
   const c = (await sessions.create(LIVE_A, input())).session;
   t.equal(await codeOf(sessions.uploadDocument({ token: c.sessionToken as string }, { type: 'passport', side: 'front', final: true, mrz: 'P<UTO', file: IMG })), 'MRZ_FORMAT');
   t.equal(await codeOf(sessions.uploadDocument({ token: c.sessionToken as string }, { type: 'passport', side: 'front', final: true, file: Buffer.from('GIF89a') })), 'IMAGE_TYPE_UNSUPPORTED');
