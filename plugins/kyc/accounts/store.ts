@@ -72,6 +72,13 @@ export const newId = (kind: 'usr' | 'org' | 'key' | 'ivt'): string => `${kind}_$
 
 export const normalEmail = (email: string): string => email.trim().toLowerCase();
 
+/** the values of a table keyed organizationId SEP id, in key order */
+async function valuesOf<V>(table: Table<V>, organizationId: string): Promise<V[]> {
+  const out: V[] = [];
+  for await (const [, v] of table.entries(prefix(organizationId))) out.push(v);
+  return out;
+}
+
 export class AccountStore {
   readonly users: Table<UserRow>;
   readonly orgs: Table<Organization>;
@@ -129,9 +136,7 @@ export class AccountStore {
   }
 
   async membersOf(organizationId: string): Promise<UserRow[]> {
-    const ids: string[] = [];
-    for await (const [, id] of this.members.entries(prefix(organizationId))) ids.push(id);
-    return (await this.users.getMany(ids)).filter((u): u is UserRow => u !== undefined);
+    return (await this.users.getMany(await valuesOf(this.members, organizationId))).filter((u): u is UserRow => u !== undefined);
   }
 
   /** Deletes a user with its indexes (email, identities, team, TOTP replay guard); its JWTs then find no account. */
@@ -151,10 +156,8 @@ export class AccountStore {
     await b.put(this.meta, 'members-indexed', true).write();
   }
 
-  async invitationsOf(organizationId: string): Promise<InvitationRow[]> {
-    const out: InvitationRow[] = [];
-    for await (const [, v] of this.invites.entries(prefix(organizationId))) out.push(v);
-    return out;
+  invitationsOf(organizationId: string): Promise<InvitationRow[]> {
+    return valuesOf(this.invites, organizationId);
   }
 
   invitation(organizationId: string, id: string): Promise<InvitationRow | undefined> {
@@ -175,10 +178,8 @@ export class AccountStore {
     return this.identities.get(key(issuer, sub));
   }
 
-  async keysOf(organizationId: string): Promise<ApiKeyRecord[]> {
-    const out: ApiKeyRecord[] = [];
-    for await (const [, v] of this.keys.entries(prefix(organizationId))) out.push(v);
-    return out;
+  keysOf(organizationId: string): Promise<ApiKeyRecord[]> {
+    return valuesOf(this.keys, organizationId);
   }
 
   apiKey(organizationId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
