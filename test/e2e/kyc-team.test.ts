@@ -32,6 +32,10 @@ t.test('invite, accept, roles and branding survive a restart; a removed member i
   t.equal(accepted.status, 201);
   t.equal(accepted.body.user.role, 'reviewer');
   t.equal((await call('POST', '/v1/api-keys', { token: accepted.body.token, body: { name: 'k', mode: 'sandbox' } })).body.code, 'ROLE_FORBIDDEN');
+  t.equal((await call('GET', '/v1/webhooks', { token: accepted.body.token })).body.code, 'ROLE_FORBIDDEN');
+  t.equal((await call('POST', '/v1/team/invitations', { token: accepted.body.token, body: { email: 'x@team.test', role: 'reviewer' } })).body.code, 'ROLE_FORBIDDEN');
+  const key = (await call('POST', '/v1/api-keys', { token: owner.token, body: { name: 'k', mode: 'sandbox' } })).body.key;
+  t.equal((await call('GET', '/v1/webhooks', { token: key })).status, 200, 'an API key still manages webhooks');
 
   const branded = await call('PATCH', '/v1/organization', { token: owner.token, body: { branding: { color: '#336699', logo: `data:image/png;base64,${PNG_1X1}` } } });
   t.equal(branded.status, 200);
