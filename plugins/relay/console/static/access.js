@@ -1,7 +1,7 @@
 // Who and what may reach the relay's operator API and event stream: API keys by scope, the webhook
 // with its test delivery, and the delivery log.
 import { api, can, enc, get } from './api.js';
-import { field, form, h, scopeNote, select, short, state, table, time, title } from './dom.js';
+import { field, form, h, say, scopeNote, select, short, state, table, time, title } from './dom.js';
 
 const SCOPES = [
   ['read', 'read: every GET'],
@@ -81,8 +81,11 @@ export async function webhooksPage(_params, _query, page) {
   const test = config && can('manage')
     ? form({ class: 'inline', 'aria-label': 'Send a test delivery' }, [field('Event', select('event', hooks.events.map((e) => [e, e]), 'message.queued')), h('button', { type: 'submit' }, 'Send test delivery')], async (data) => {
         const r = await api('POST', '/webhooks/test', { event: data.get('event') });
-        await page.refresh();
-        return `Test ${r.event}: ${r.status}${r.statusCode ? ` (HTTP ${r.statusCode})` : ''}${r.error ? `: ${r.error}` : ''} in ${r.duration} ms.`;
+        const text = `Test ${r.event}: ${r.status}${r.statusCode ? ` (HTTP ${r.statusCode})` : ''}${r.error ? `: ${r.error}` : ''} in ${r.duration} ms.`;
+        // the page is drawn again with the new delivery listed; the outcome goes in its slot
+        await page.refresh(text);
+        const line = document.getElementById('test-outcome');
+        if (line) say(line, text, r.status === 'delivered');
       })
     : null;
   return [
@@ -91,7 +94,7 @@ export async function webhooksPage(_params, _query, page) {
     config ? h('p', {}, 'Sending to ', h('span', { class: 'mono wrap' }, config.url), ` since ${new Date(config.createdAt).toISOString().slice(0, 10)}.`) : h('p', {}, 'No webhook is configured.'),
     configure,
     slot,
-    test ? [h('h2', {}, 'Test delivery'), test] : null,
+    test ? [h('h2', {}, 'Test delivery'), test, h('p', { id: 'test-outcome', class: 'outcome', role: 'status' })] : null,
     h('h2', {}, 'Recent deliveries'),
     table(
       'Webhook deliveries, newest first',

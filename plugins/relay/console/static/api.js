@@ -24,7 +24,7 @@ export async function api(method, path, body) {
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
   const answer = await res.json().catch(() => null);
-  if (res.status === 401 && credential) {
+  if (res.status === 401 && who) {
     // expired or revoked: back to the sign-in screen
     signOut(answer?.code === 'SESSION_EXPIRED' ? 'Your session expired. Sign in again.' : 'Your credential is no longer accepted. Sign in again.');
   }

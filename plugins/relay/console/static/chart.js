@@ -20,7 +20,7 @@ export function throughputChart(data, titleText) {
   const x = (i) => PAD.left + (points.length <= 1 ? 0 : (i / (points.length - 1)) * plotW);
   const y = (v) => PAD.top + plotH - (v / max) * plotH;
   const line = (key) => points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(' ');
-  const ticks = [0, Math.round(max / 2), max];
+  const ticks = max < 4 ? Array.from({ length: max + 1 }, (_, i) => i) : [0, Math.round(max / 2), max];
   const every = Math.max(1, Math.ceil(points.length / 6));
   const desc = `${data.totals?.received ?? 0} received and ${data.totals?.delivered ?? 0} delivered from ${data.from} to ${data.to}, in buckets of ${data.bucketSeconds} seconds; peak ${max} per bucket.`;
   return s(

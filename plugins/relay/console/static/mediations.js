@@ -3,12 +3,13 @@ import { api, can, enc, get } from './api.js';
 import { field, form, h, scopeNote, select, short, state, table, time, title } from './dom.js';
 
 const STATES = ['requested', 'granted', 'denied', 'revoked'];
+const DONE = { grant: 'granted', deny: 'denied', revoke: 'revoked' };
 
 function actions(m, page) {
   if (!can('manage')) return '—';
   const act = async (verb, body) => {
     await api('POST', `/mediations/${enc(m.id)}/${verb}`, body);
-    page.refresh(`Mediation ${m.id} ${verb === 'deny' ? 'denied' : `${verb}ed`}.`);
+    page.refresh(`Mediation ${m.id} ${DONE[verb]}.`);
   };
   const button = (verb, text) => h('button', { type: 'button', class: verb === 'grant' ? '' : 'secondary', 'data-action': verb, 'aria-label': `${text} mediation of ${m.recipientDid}`, onclick: (e) => run(e.currentTarget, () => act(verb)) }, text);
   const out = [];

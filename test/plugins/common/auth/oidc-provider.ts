@@ -35,6 +35,16 @@ export interface OidcProviderOptions {
   alg?: 'RS256' | 'ES256';
   /** more redirect URIs the client may use: the callback of a relying party under test */
   redirectUris?: string[];
+  /**
+   * Public clients (no secret, PKCE required), such as a console running the code flow in the
+   * browser: they may exchange a code from their redirect URIs' origins (CORS).
+   */
+  publicClients?: Array<{ clientId: string; redirectUris: string[] }>;
+  /**
+   * The login and consent steps as HTML forms a browser fills in and submits (an account name,
+   * then "Allow"), instead of the automatic user; `idToken()` then cannot run. Default false.
+   */
+  interactive?: boolean;
 }
 
 export interface AccountClaims {
@@ -72,6 +82,26 @@ async function loadProvider(): Promise<typeof ProviderClass> {
   } finally {
     console.warn = warn;
   }
+}
+
+/** The provider's own sign-in pages (with `interactive`): an account name, then consent. */
+function interactionPage(uid: string, prompt: string, clientId: string): string {
+  const escape = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const body =
+    prompt === 'login'
+      ? `<h1>Sign in to the test provider</h1><form method="post" action="/interaction/${escape(uid)}"><label for="login">Account</label> <input id="login" name="login" autocomplete="username"> <button type="submit">Sign in</button></form>`
+      : `<h1>Allow ${escape(clientId)}?</h1><p>${escape(clientId)} asks for your identity, email and profile.</p><form method="post" action="/interaction/${escape(uid)}"><button type="submit">Allow</button></form>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test OpenID provider</title></head><body><main>${body}</main></body></html>`;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (text += d));
+    req.on('end', () => resolve(text));
+    req.on('error', reject);
+  });
 }
 
 /** The provider's storage, one per provider (its built-in memory adapter is process-global and warns). */
@@ -150,7 +180,18 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
         response_types: ['code'],
         id_token_signed_response_alg: alg,
       },
+      ...(opts.publicClients ?? []).map((c) => ({
+        client_id: c.clientId,
+        token_endpoint_auth_method: 'none' as const,
+        redirect_uris: c.redirectUris,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        id_token_signed_response_alg: alg,
+      })),
     ],
+    // the library's default rule, spelled out: a public client's redirect origins may call /token
+    clientBasedCORS: (_ctx: unknown, origin: string, client: { clientAuthMethod: string; redirectUris: string[] }) =>
+      origin !== 'null' && client.clientAuthMethod === 'none' && client.redirectUris.some((uri) => new URL(uri).origin === origin),
     jwks: { keys: [jwk] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     // scope -> claims; `tenant` is our custom claim, asked for with the `tenant` scope
@@ -179,11 +220,19 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
   });
   const serveProvider = provider.callback();
 
-  /** The automatic user: log in as login_hint (or the default account), then grant what is asked. */
+  /** The automatic user: log in as login_hint (or the default account), then grant what is asked. With `interactive`, the browser's user does. */
   async function interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const details = await provider.interactionDetails(req, res);
+    if (opts.interactive && req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(interactionPage(details.uid, details.prompt.name, String(details.params.client_id)));
+      return;
+    }
     if (details.prompt.name === 'login') {
-      const accountId = typeof details.params.login_hint === 'string' ? details.params.login_hint : defaultSub;
+      let accountId = typeof details.params.login_hint === 'string' ? details.params.login_hint : defaultSub;
+      if (opts.interactive) {
+        accountId = new URLSearchParams(await readBody(req)).get('login')?.trim() || defaultSub;
+        if (!accounts.has(accountId)) accounts.set(accountId, {});
+      }
       await provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
       return;
     }
