@@ -146,6 +146,7 @@ export function createKyc(): Plugin {
           const found = session?.status === 'completed' ? await offers.ofSession(session.id) : undefined;
           return found ? { uri: found.deepLink, ...(found.offer.txCode ? { txCode: found.offer.txCode } : {}) } : null;
         },
+        sessionUrl: async (token) => ((await sessionOrNone(sessions.resolve({ token }))) ? `${publicUrl()}/v/s/${token}` : null),
       });
       router.fallback('/v1');
 

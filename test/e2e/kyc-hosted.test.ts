@@ -9,18 +9,18 @@ import { WebhookReceiver } from '../../bench/lib/kyc/receiver.js';
 import { chromiumMissing, launchChromium } from './browser.js';
 import { startKycNode, subjectOnChain } from './kyc/setup.js';
 import { startOutsideWallet } from './kyc/wallet.js';
-import { shot } from '../plugins/kyc/hosted/page-helpers.js';
+import { contrastProblems } from './contrast.js';
+import { agree, PHONE, shot, testLogo } from '../plugins/kyc/hosted/page-helpers.js';
 
 /**
  * The issue's "done": on a real node, a sandbox session created with the API key is completed
- * through the hosted page in headless Chromium with a fake camera (document photo, liveness
+ * through the hosted page in headless Chromium with a fake camera (the consent notice, with the
+ * organization's logo and colour set through PATCH /v1/organization; document photo, liveness
  * frames; a photo too small to read is first refused, in words for people), which then shows the
  * credential offer as a QR code and returns to redirectUrl. The organization gets signed webhooks; the credential is valid through JSON-RPC; a wallet redeems
  * it with the OpenID4VCI library's client in its own process, with a proof signed by the
  * subject's key, and it verifies under the issuer's key.
  */
-
-const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
 t.test('a sandbox session completed through the hosted page in a real browser', { skip: chromiumMissing() }, async (t) => {
   const n = await startKycNode(t);
@@ -36,6 +36,7 @@ t.test('a sandbox session completed through the hosted page in a real browser', 
   await api.register('web@example.org', 'a long enough passphrase', 'Web Owner');
   await api.createKey('sandbox');
   receiver.secret = (await api.addWebhook(hookUrl)).secret;
+  await api.call('PATCH', '/v1/organization', { body: { branding: { color: '#6B1FA8', logo: testLogo() } }, auth: 'jwt' });
   const subject = await subjectOnChain(n, 0);
   const { session, sessionUrl } = await api.createSession({ level: 2, sandbox: true, sandboxOutcome: 'pass', subjectDid: subject.did, redirectUrl });
 
@@ -44,8 +45,15 @@ t.test('a sandbox session completed through the hosted page in a real browser', 
   await context.grantPermissions(['camera'], { origin: n.kyc });
   const page = await context.newPage();
   await page.goto(sessionUrl);
-  await page.getByRole('heading', { level: 2, name: 'Photograph your identity document' }).waitFor();
+  await page.getByRole('heading', { level: 2, name: 'Before you start' }).waitFor();
   t.equal(await page.locator('#org-name').textContent(), "Web Owner's organization");
+  t.match(await page.locator('#consent-intro').textContent(), /^Web Owner's organization asks you to verify your identity\./);
+  await page.getByRole('img', { name: "Web Owner's organization logo" }).waitFor();
+  t.equal(await page.evaluate("getComputedStyle(document.querySelector('#consent-agree')).backgroundColor"), 'rgb(107, 31, 168)', 'the organization\'s colour');
+  t.same(await contrastProblems(page), [], 'with AA contrast');
+  await shot(page, 'e2e-consent');
+  await agree(page);
+  await page.getByRole('heading', { level: 2, name: 'Photograph your identity document' }).waitFor();
   await page.getByLabel('Passport').check();
 
   // the server refuses a photo too small to read (IMAGE_TOO_SMALL): the page says so in words for people

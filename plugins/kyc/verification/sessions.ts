@@ -121,7 +121,7 @@ export class SessionService implements SessionOutcomes {
   async hostedView(token: string): Promise<Record<string, unknown>> {
     const s = await this.resolve({ token });
     const org = await this.deps.orgs.organization(s.organizationId);
-    return hostedView(s, org?.name ?? '');
+    return hostedView(s, org);
   }
 
   /** The session a reference names: 404 for an unknown id, another organization's, or an unknown token. */

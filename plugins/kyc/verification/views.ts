@@ -1,3 +1,4 @@
+import type { Organization } from '../types.js';
 import type { ListRow } from './store.js';
 import { currentStep, stepsFor, type StoredDocument, type StoredSession } from './states.js';
 
@@ -49,13 +50,26 @@ export function listView(r: ListRow): Record<string, unknown> {
   return { id: r.id, status: r.status, level: r.level, subjectDid: r.subjectDid, credentialId: r.credentialId, createdAt: r.createdAt, completedAt: r.completedAt, metadata: r.metadata ?? {} };
 }
 
-/** The hosted page's view (session-token routes): enough to drive the steps, nothing internal. */
-export function hostedView(s: StoredSession, organizationName: string): Record<string, unknown> {
+const BRAND_COLOR = /^#[0-9a-fA-F]{6}$/;
+const BRAND_LOGO = /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * The hosted page's view (session-token routes): enough to drive the steps, nothing internal;
+ * the organization's name, and its logo and colour when they have the shapes the page can show.
+ */
+export function hostedView(s: StoredSession, org: Pick<Organization, 'name' | 'branding'> | undefined): Record<string, unknown> {
+  const organizationName = org?.name ?? '';
+  const { color, logo } = org?.branding ?? {};
   const out: Record<string, unknown> = {
     id: s.id,
     status: s.status,
     level: s.level,
     organizationName,
+    organization: {
+      name: organizationName,
+      ...(logo !== undefined && BRAND_LOGO.test(logo) ? { logo } : {}),
+      ...(color !== undefined && BRAND_COLOR.test(color) ? { color } : {}),
+    },
     steps: stepsFor(s.level),
     currentStep: currentStep(s),
     completedSteps: stepsFor(s.level).filter((step) => s.steps[step]),

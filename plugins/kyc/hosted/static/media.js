@@ -1,12 +1,32 @@
 // The page's media and transport: the camera, JPEG encoding, photo files, and the hosted JSON
 // routes (JSON reads, multipart uploads with progress, RFC 7807 errors as their status and code).
-// Errors raised here for the camera and files are sentences for people; the server's are codes.
+// Errors raised here for the camera and files carry a catalogue key; the server's carry its code.
 
 export const MAX_BYTES = 10 * 1024 * 1024;
 let stream = null;
 
-/** A failure the page words for people itself (the camera, a photo file). */
-export class UserError extends Error {}
+/** A failure the page words for people itself (the camera, a photo file): its catalogue key. */
+export class UserError extends Error {
+  constructor(key, params = {}, { camera = false } = {}) {
+    super(key);
+    this.key = key;
+    this.params = params;
+    /** the camera cannot be used here: the page offers the phone or files instead */
+    this.camera = camera;
+  }
+}
+
+const cameraError = (key) => new UserError(key, {}, { camera: true });
+
+/** Whether the browser lists a camera (before any permission it still lists one of each kind). */
+export async function hasCamera() {
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia || !navigator.mediaDevices.enumerateDevices) return false;
+  try {
+    return (await navigator.mediaDevices.enumerateDevices()).some((d) => d.kind === 'videoinput');
+  } catch {
+    return false;
+  }
+}
 
 /** A refused request: its status (0 when there was no answer) and the Problem's `code`, if any. */
 export class ApiError extends Error {
@@ -56,15 +76,15 @@ export function upload(url, form, bar) {
 }
 
 export async function startCamera(video, facingMode) {
-  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) throw new UserError('The camera is not available in this browser. Choose a photo instead.');
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) throw cameraError('media.noCameraApi');
   stopCamera();
   try {
     stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: facingMode }, width: { ideal: 1920 }, height: { ideal: 1080 } }, audio: false });
   } catch (err) {
     const name = err && err.name;
-    if (name === 'NotAllowedError') throw new UserError('Camera access was refused. Allow it in your browser settings, or choose a photo instead.');
-    if (name === 'NotFoundError' || name === 'OverconstrainedError') throw new UserError('No camera was found. Choose a photo instead.');
-    throw new UserError('The camera could not be started. Choose a photo instead.');
+    if (name === 'NotAllowedError') throw cameraError('media.cameraRefused');
+    if (name === 'NotFoundError' || name === 'OverconstrainedError') throw cameraError('media.noCamera');
+    throw cameraError('media.cameraFailed');
   }
   video.srcObject = stream;
   video.hidden = false;
@@ -88,7 +108,7 @@ function toJpeg(source, width, height, maxSide, quality) {
   canvas.width = Math.round(width * scale);
   canvas.height = Math.round(height * scale);
   canvas.getContext('2d').drawImage(source, 0, 0, canvas.width, canvas.height);
-  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new UserError('The photo could not be taken. Try again.'))), 'image/jpeg', quality));
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new UserError('media.shotFailed'))), 'image/jpeg', quality));
 }
 
 export const snapshot = (video, maxSide = 1920) => toJpeg(video, video.videoWidth, video.videoHeight, maxSide, 0.92);
@@ -96,13 +116,28 @@ export const snapshot = (video, maxSide = 1920) => toJpeg(video, video.videoWidt
 /** JPEG and PNG files under the limit go as they are; other images the browser reads are re-encoded. */
 export async function fromFile(file) {
   if ((file.type === 'image/jpeg' || file.type === 'image/png') && file.size <= MAX_BYTES) return file;
-  const bitmap = await createImageBitmap(file).catch(() => {
-    throw new UserError('This file is not an image that can be read. Choose a JPEG or PNG photo.');
-  });
-  const blob = await toJpeg(bitmap, bitmap.width, bitmap.height, 2400, 0.9);
-  if (blob.size > MAX_BYTES) throw new UserError('This photo is larger than 10 MB. Choose a smaller one.');
+  const blob = await reencode(file, 2400);
+  if (blob.size > MAX_BYTES) throw new UserError('error.tooLarge');
   return blob;
 }
 
+async function reencode(file, maxSide) {
+  const bitmap = await createImageBitmap(file).catch(() => {
+    throw new UserError('media.notImage');
+  });
+  return toJpeg(bitmap, bitmap.width, bitmap.height, maxSide, 0.9);
+}
+
+/**
+ * Selfie files in place of the camera's liveness frames: each re-encoded as a JPEG of at most
+ * 640 pixels a side, as the camera's frames are, so that all of them fit in one upload.
+ */
+export async function framesFromFiles(files, max) {
+  if (files.length > max) throw new UserError('media.tooManyPhotos', { max });
+  if (files.length < 2) throw new UserError('media.tooFewPhotos');
+  const frames = [];
+  for (const file of files) frames.push(await reencode(file, 640));
+  return frames;
+}
 
 export const cameraOn = () => stream !== null;

@@ -10,7 +10,7 @@ import { mountHostedPage } from '../../../../plugins/kyc/hosted/serve.js';
  * The four hosted JSON routes of seed 001 part A (`/v1/verifications/s/<token>` and its documents,
  * liveness-challenge and liveness), in the seed's shapes, on a real HttpServer that also serves
  * the page through mountHostedPage. It keeps every upload so a test can inspect the bytes the
- * browser sent. Steps advance on `final=true` and on liveness; after the last step the session
+ * browser sent, and answers the page's `handoff.json` with the session's URL. Steps advance on `final=true` and on liveness; after the last step the session
  * is `processing` for `pollsUntilDecision` reads, then takes its outcome.
  */
 
@@ -35,6 +35,8 @@ export interface FakeSession {
   id: string;
   level: 1 | 2 | 3;
   organizationName: string;
+  /** the organization's branding as the dashboard stores it */
+  branding?: { color?: string; logo?: string };
   status: 'pending' | 'processing' | 'completed' | 'failed' | 'expired';
   steps: string[];
   /** index into steps; steps.length once all are done */
@@ -48,6 +50,8 @@ export interface FakeSession {
   liveness: Upload[];
   /** the Problem the next document upload is refused with (400), once */
   rejectNextDocument?: { code: string; detail: string };
+  /** the Problem the next liveness submission is refused with (409), once */
+  rejectNextLiveness?: { code: string; detail: string };
   /** the live liveness challenge */
   challengeId?: string;
 }
@@ -60,6 +64,7 @@ export async function startFakeHostedApi(t: Test) {
   const http = new HttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 64 * 1024 });
   const sessions = new Map<string, FakeSession>();
   let offerCalls = 0;
+  let url = '';
   mountHostedPage(http, {
     errorsBase: ERRORS_BASE,
     offer: async (token) => {
@@ -67,6 +72,7 @@ export async function startFakeHostedApi(t: Test) {
       const s = sessions.get(token);
       return s?.status === 'completed' && s.offerUri ? { uri: s.offerUri } : null;
     },
+    sessionUrl: async (token) => (sessions.has(token) ? `${url}/v/s/${token}` : null),
   });
 
   const withSession = (handler: (ctx: RequestContext, s: FakeSession) => Promise<void> | void) => async (ctx: RequestContext) => {
@@ -116,6 +122,12 @@ export async function startFakeHostedApi(t: Test) {
     if (!s.challengeId) throw new HttpProblem('conflict', 'get a liveness challenge first');
     const { challengeId } = upload.fields;
     if (challengeId !== undefined && challengeId !== s.challengeId) throw new HttpProblem('conflict', `challengeId ${challengeId} is not the live challenge`);
+    if (s.rejectNextLiveness) {
+      const { code, detail } = s.rejectNextLiveness;
+      delete s.rejectNextLiveness;
+      delete s.challengeId;
+      throw new HttpProblem('conflict', detail, { code });
+    }
     delete s.challengeId;
     s.liveness.push(upload);
     complete(s, 'liveness');
@@ -129,7 +141,7 @@ export async function startFakeHostedApi(t: Test) {
 
   const { port } = await http.listen();
   t.teardown(() => http.close());
-  const url = `http://127.0.0.1:${port}`;
+  url = `http://127.0.0.1:${port}`;
   let n = 0;
 
   return {
@@ -166,6 +178,7 @@ function hostedView(s: FakeSession) {
     status: s.status,
     level: s.level,
     organizationName: s.organizationName,
+    organization: { name: s.organizationName, ...s.branding },
     steps: s.steps,
     currentStep: s.status === 'pending' ? (s.steps[s.at] ?? null) : null,
     completedSteps: s.steps.slice(0, s.at),

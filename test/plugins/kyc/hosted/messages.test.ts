@@ -5,21 +5,24 @@ import { join } from 'node:path';
 import { SESSION_REASONS } from '../../../../plugins/kyc/verification/reasons.js';
 
 /**
- * The hosted page's sentences for people (static/messages.js) against what the server can say:
- * every reason a session fails or expires with, and every Problem code the modules behind the
- * hosted routes can answer, has a sentence; anything else gets a general one, never the server's
- * text; and a level-1 session, which has no liveness step, never hears of one.
+ * The hosted page's sentences for people (static/messages.js, worded in the catalogue
+ * static/strings.en.js) against what the server can say: every reason a session fails or expires
+ * with, and every Problem code the modules behind the hosted routes can answer, has a sentence;
+ * anything else gets a general one, never the server's text; and a level-1 session, which has no
+ * liveness step, never hears of one.
  */
 
 const root = packageRoot();
 // a browser module without types: loaded as the page loads it
 const messages = (await import(new URL('plugins/kyc/hosted/static/messages.js', `file://${root}/`).href)) as {
-  REASON_SENTENCES: Record<string, unknown>;
-  ERROR_SENTENCES: Record<string, string>;
-  GENERAL_REASON: string;
+  REASON_KEYS: Record<string, unknown>;
+  ERROR_KEYS: Record<string, string>;
+  GENERAL_REASON_KEY: string;
+  errorKey(status?: number, code?: unknown): string;
   reasonSentence(reason: unknown, level: number): string;
   errorSentence(status?: number, code?: unknown): string;
 };
+const GENERAL_REASON = messages.reasonSentence('no such reason', 1);
 
 /** The modules a hosted upload, liveness submission or session read passes through. */
 const HOSTED_SOURCES = [
@@ -60,14 +63,14 @@ const isSentence = (s: unknown): boolean => typeof s === 'string' && /^[A-Z].*\.
 
 t.test('every reason the server decides with has a sentence for people', async (t) => {
   for (const reason of SESSION_REASONS) {
-    t.ok(Object.hasOwn(messages.REASON_SENTENCES, reason), `${reason} has a sentence`);
+    t.ok(Object.hasOwn(messages.REASON_KEYS, reason), `${reason} has a sentence`);
     for (const level of [1, 2, 3]) {
       const sentence = messages.reasonSentence(reason, level);
       t.ok(isSentence(sentence), `${reason} at level ${level}: ${sentence}`);
-      t.not(sentence, messages.GENERAL_REASON, `${reason} is not the general sentence`);
+      t.not(sentence, GENERAL_REASON, `${reason} is not the general sentence`);
     }
   }
-  t.same(Object.keys(messages.REASON_SENTENCES).filter((r) => !(SESSION_REASONS as readonly string[]).includes(r)), [], 'no sentence for a reason the server no longer has');
+  t.same(Object.keys(messages.REASON_KEYS).filter((r) => !(SESSION_REASONS as readonly string[]).includes(r)), [], 'no sentence for a reason the server no longer has');
 });
 
 t.test('every Problem code behind the hosted routes has a sentence for people', async (t) => {
@@ -75,23 +78,24 @@ t.test('every Problem code behind the hosted routes has a sentence for people', 
   t.ok(codes.has('IMAGE_TOO_SMALL') && codes.has('LIVENESS_CHALLENGE_EXPIRED'), 'the scan finds the codes');
   for (const code of codes) {
     if (NOT_ON_HOSTED_ROUTES.has(code)) continue;
-    t.ok(Object.hasOwn(messages.ERROR_SENTENCES, code), `${code} has a sentence`);
+    t.ok(Object.hasOwn(messages.ERROR_KEYS, code), `${code} has a sentence`);
     t.ok(isSentence(messages.errorSentence(400, code)), `${code}: ${messages.errorSentence(400, code)}`);
   }
   for (const code of NOT_ON_HOSTED_ROUTES) t.ok(codes.has(code), `${code} is still the server's (else drop it from the list)`);
 });
 
 t.test('what the page does not know gets a general sentence, never the server\'s text', async (t) => {
-  t.equal(messages.reasonSentence('selfie_blurry', 2), messages.GENERAL_REASON, 'a reviewer\'s own code');
-  t.equal(messages.reasonSentence(undefined, 1), messages.GENERAL_REASON);
-  t.equal(messages.reasonSentence('__proto__', 1), messages.GENERAL_REASON, 'no inherited property is a sentence');
-  t.equal(messages.reasonSentence('toString', 1), messages.GENERAL_REASON);
+  t.equal(messages.reasonSentence('selfie_blurry', 2), GENERAL_REASON, 'a reviewer\'s own code');
+  t.equal(messages.reasonSentence(undefined, 1), GENERAL_REASON);
+  t.equal(messages.reasonSentence('__proto__', 1), GENERAL_REASON, 'no inherited property is a sentence');
+  t.equal(messages.reasonSentence('toString', 1), GENERAL_REASON);
   for (const [status, code] of [[400, 'SOMETHING_NEW'], [400, undefined], [0, undefined], [404, undefined], [413, undefined], [429, undefined], [500, 'INTERNAL'], [undefined, undefined]] as const) {
     const sentence = messages.errorSentence(status, code);
     t.ok(isSentence(sentence), `${status} ${code}: ${sentence}`);
     if (code) t.notMatch(sentence, code);
   }
-  t.equal(messages.errorSentence(404, undefined), messages.ERROR_SENTENCES['SESSION_NOT_FOUND']);
+  t.equal(messages.errorSentence(404, undefined), messages.errorSentence(404, 'SESSION_NOT_FOUND'));
+  t.equal(messages.errorKey(400, 'constructor'), messages.errorKey(400, undefined), 'no inherited property is a code');
 });
 
 t.test('a level-1 session never hears of liveness, selfies or faces', async (t) => {

@@ -9,6 +9,10 @@ import type { Page } from 'playwright-core';
 export const SCREENSHOTS = fileURLToPath(new URL('../../../e2e/screenshots/', import.meta.url));
 mkdirSync(SCREENSHOTS, { recursive: true });
 
+/** the two widths the screenshots are taken at */
+export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+export const LAPTOP = { viewport: { width: 1280, height: 800 } };
+
 export const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}kyc-hosted-${name}.png`, fullPage: true });
 
 /** Console errors and uncaught exceptions (a CSP violation is a console error). */
@@ -52,6 +56,30 @@ const A11Y_SMOKE = String.raw`
 `;
 export const a11yProblems = (page: Page): Promise<string[]> => page.evaluate(A11Y_SMOKE) as Promise<string[]>;
 
+/** The consent notice comes first on a pending session: agreeing leads to the steps. */
+export async function agree(page: Page): Promise<void> {
+  await page.getByRole('heading', { level: 2, name: 'Before you start' }).waitFor();
+  await page.getByRole('button', { name: 'I agree, continue' }).click();
+}
+
+/**
+ * Counts the page's camera calls (getUserMedia, enumerateDevices) from before its first script,
+ * so a test can tell that nothing touched the camera yet; read with `cameraCalls(page)`.
+ */
+const COUNT_CAMERA_CALLS = String.raw`
+(() => {
+  window.__cameraCalls = [];
+  const media = navigator.mediaDevices;
+  if (!media) return;
+  for (const name of ['getUserMedia', 'enumerateDevices']) {
+    const original = media[name].bind(media);
+    Object.defineProperty(media, name, { value: (...args) => (window.__cameraCalls.push(name), original(...args)) });
+  }
+})()
+`;
+export const countCameraCalls = (page: Page) => page.addInitScript({ content: COUNT_CAMERA_CALLS });
+export const cameraCalls = (page: Page) => page.evaluate('window.__cameraCalls') as Promise<string[]>;
+
 /** Presses Tab until the focused element's text matches, as a keyboard-only user would. */
 export async function tabTo(page: Page, text: string | RegExp, max = 40): Promise<void> {
   for (let i = 0; i < max; i++) {
@@ -82,6 +110,13 @@ export function testImage(format: 'jpeg' | 'png', width = 900, height = 560): Bu
   const png = new PNG({ width, height });
   data.copy(png.data);
   return PNG.sync.write(png);
+}
+
+/** A 160x48 PNG logo in one colour (the brand purple of the tests), as a data URI. */
+export function testLogo(): string {
+  const png = new PNG({ width: 160, height: 48 });
+  for (let i = 0; i < png.data.length; i += 4) png.data.set([107, 31, 168, 255], i);
+  return `data:image/png;base64,${PNG.sync.write(png).toString('base64')}`;
 }
 
 /** The spread of a JPEG's luminance: a camera frame with content is far from flat. */

@@ -2,14 +2,12 @@ import t from 'tap';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../../e2e/browser.js';
 import { startFakeHostedApi } from './fake-hosted-api.js';
-import { a11yProblems, focusedId, focusedText, lumaStdDev, shot, tabTo, testImage, watchConsole } from './page-helpers.js';
+import { a11yProblems, agree, focusedId, focusedText, LAPTOP, lumaStdDev, PHONE, shot, tabTo, testImage, watchConsole } from './page-helpers.js';
 
 // The hosted page in headless Chromium with a fake camera, against the hosted JSON routes in the
 // seed's shapes: camera capture, liveness frames, file uploads, server errors, the result, the
 // credential-offer QR code and the return to redirectUrl, on a phone and a laptop viewport.
 
-const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
-const LAPTOP = { viewport: { width: 1280, height: 800 } };
 const OFFER = 'openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fverify.example%2Foffers%2Foff_123';
 
 let browser: Browser;
@@ -26,12 +24,13 @@ t.test('phone: national ID by camera, liveness, address by file, credential QR, 
   const page = await context.newPage();
   const errors = watchConsole(page);
   await page.goto(api.pageUrl(s));
+  await agree(page);
 
   await page.getByRole('heading', { level: 2, name: 'Photograph your identity document' }).waitFor();
   t.equal(await page.locator('#org-name').textContent(), 'Acme Bank');
   t.same(await page.locator('#steps li').allTextContents(), ['Identity document (current step)', 'Liveness check', 'Proof of address']);
   t.same(await a11yProblems(page), [], 'document step passes the accessibility smoke check');
-  t.equal(await page.evaluate('document.documentElement.scrollWidth'), 360, 'no horizontal scroll at 360px');
+  t.equal(await page.evaluate('document.documentElement.scrollWidth'), 390, 'no horizontal scroll at 390px');
   await shot(page, 'phone-1-document');
 
   await page.getByLabel('National identity card').check();
@@ -100,6 +99,7 @@ t.test('laptop, keyboard only: passport by camera, liveness, a failed result, th
   const page = await context.newPage();
   const errors = watchConsole(page);
   await page.goto(api.pageUrl(s));
+  await agree(page);
   await page.getByRole('heading', { level: 2, name: 'Photograph your identity document' }).waitFor();
   t.ok(await page.getByRole('radio', { name: 'Back', exact: true }).isDisabled(), 'a passport has one side');
   await shot(page, 'laptop-1-document');
@@ -146,6 +146,7 @@ t.test('phone, file uploads: a refused photo shows the sentence for its code, a 
   const page = await context.newPage();
   const errors = watchConsole(page, [/status of 400/]);
   await page.goto(api.pageUrl(s));
+  await agree(page);
   await page.getByRole('heading', { level: 2, name: 'Photograph your identity document' }).waitFor();
   await page.getByLabel('Driving licence').check();
   const file = page.getByLabel(/Or choose a photo/);

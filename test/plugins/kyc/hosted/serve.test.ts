@@ -21,6 +21,7 @@ async function start(t: Test, offers: Record<string, HostedOffer> = {}, staticDi
       asked.push(token);
       return offers[token] ?? null;
     },
+    sessionUrl: async (token) => (token === TOKEN ? `https://verify.example/v/s/${token}` : null),
     ...(staticDir ? { staticDir } : {}),
   });
   const { port } = await http.listen();
@@ -77,8 +78,9 @@ t.test('assets: content types, immutable under their hash, ETag revalidation oth
   t.match(app, /from '\.\/media\.js\?v=[A-Za-z0-9_-]{16}';/, 'the module imports its dependency under its hash');
   t.match(html, new RegExp(`<link rel="modulepreload" href="/v/assets/media\\.js\\?v=${/media\.js\?v=([A-Za-z0-9_-]{16})/.exec(app)![1]}">`), 'and the page preloads the same URL');
   const js = 'text/javascript; charset=utf-8';
-  for (const [name, type] of [['app.js', js], ['media.js', js], ['messages.js', js], ['app.css', 'text/css; charset=utf-8']] as const) {
-    const versioned = new RegExp(`/v/assets/${name.replace('.', '\\.')}\\?v=[A-Za-z0-9_-]+`).exec(html)![0];
+  const names = ['app.js', 'steps.js', 'media.js', 'messages.js', 'brand.js', 'i18n.js', 'strings.en.js'].map((n) => [n, js] as const);
+  for (const [name, type] of [...names, ['app.css', 'text/css; charset=utf-8']] as const) {
+    const versioned = new RegExp(`/v/assets/${name.replaceAll('.', '\\.')}\\?v=[A-Za-z0-9_-]+`).exec(html)![0];
     const res = await fetch(url + versioned);
     t.equal(res.status, 200);
     t.equal(res.headers.get('content-type'), type);
@@ -127,6 +129,24 @@ t.test('GET /v/s/<token>/offer.json: the offer and its QR code as a PNG data URI
   t.same(asked, [TOKEN, 'sess_tok_pin', 'sess_tok_unknown'], 'the token from the path goes to the callback');
 });
 
+t.test('GET /v/s/<token>/handoff.json: the session URL and nothing else, as a QR code; 404 for an unknown token', async (t) => {
+  const { url } = await start(t);
+  const res = await fetch(`${url}/v/s/${TOKEN}/handoff.json`);
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('cache-control'), 'no-store');
+  securityHeaders(t, res);
+  const body = (await res.json()) as { url: string; qr: string };
+  t.same(Object.keys(body).sort(), ['qr', 'url']);
+  t.equal(body.url, `https://verify.example/v/s/${TOKEN}`);
+  t.match(body.qr, /^data:image\/png;base64,/);
+  const png = PNG.sync.read(Buffer.from(body.qr.slice('data:image/png;base64,'.length), 'base64'));
+  t.equal(png.width, 320, 'a real PNG');
+
+  const none = await fetch(`${url}/v/s/sess_tok_unknown/handoff.json`);
+  t.equal(none.status, 404);
+  t.match(await none.json(), { type: 'https://errors.example/kyc/not-found', detail: 'no verification session for this link' });
+});
+
 t.test('an offer that cannot be a QR code is an internal error, not a broken image', async (t) => {
   const { url } = await start(t, { [TOKEN]: { uri: `https://verify.example/${'x'.repeat(5000)}` } });
   const res = await fetch(`${url}/v/s/${TOKEN}/offer.json`);
@@ -138,15 +158,15 @@ t.test('mounting without the page files fails loudly', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'kyc-hosted-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const http = new HttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1024 });
-  const mount = () => mountHostedPage(http, { errorsBase: 'https://errors.example/kyc', offer: async () => null, staticDir: dir });
+  const mount = () => mountHostedPage(http, { errorsBase: 'https://errors.example/kyc', offer: async () => null, sessionUrl: async () => null, staticDir: dir });
   t.throws(mount, { code: 'KYC_HOSTED_ASSETS', message: /index\.html is missing/ });
   await writeFile(join(dir, 'index.html'), '<!doctype html><title>x</title><script type="module" src="/v/assets/app.js"></script>');
-  await writeFile(join(dir, 'app.js'), "import './media.js'; import './messages.js';");
-  t.throws(mount, { code: 'KYC_HOSTED_ASSETS', message: /media\.js is missing/ });
-  await writeFile(join(dir, 'media.js'), 'export {};');
-  await writeFile(join(dir, 'messages.js'), 'export {};');
+  const modules = ['steps.js', 'media.js', 'messages.js', 'brand.js', 'i18n.js', 'strings.en.js'];
+  await writeFile(join(dir, 'app.js'), modules.map((m) => `import './${m}';`).join('\n'));
+  t.throws(mount, { code: 'KYC_HOSTED_ASSETS', message: /steps\.js is missing/ });
+  for (const m of modules) await writeFile(join(dir, m), 'export {};');
   await writeFile(join(dir, 'app.css'), 'body{}');
   t.throws(mount, { code: 'KYC_HOSTED_ASSETS', message: 'nothing in the hosted page links /v/assets/app.css' });
   await writeFile(join(dir, 'index.html'), '<!doctype html><title>x</title><link rel="stylesheet" href="/v/assets/app.css"><script type="module" src="/v/assets/app.js"></script>');
-  t.doesNotThrow(mount, 'app.js links media.js and messages.js through its imports');
+  t.doesNotThrow(mount, 'app.js links its modules through its imports');
 });
