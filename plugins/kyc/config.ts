@@ -45,11 +45,14 @@ export interface KycConfig {
   issuer: { name: string; credentialValidityDays: number; jurisdiction: string };
   /** OpenID4VCI pre-authorized codes: lifetime, and whether a tx_code (PIN) is required */
   oid4vci: { offerTtlSeconds: number; txCode: boolean };
+  /** the block explorer's public URL, for the dashboard's links to a credential's page; unset: no links */
+  explorerUrl: string | undefined;
 }
 
 const KNOWN = new Set([
   'enabled', 'host', 'port', 'publicUrl', 'errorsBase', 'sessionTtlSeconds', 'reviewTtlSeconds', 'jwtTtl', 'sweepIntervalMs', 'imageThreads',
   'email', 'providers', 'loginRedirectUrl', 'webhooks', 'verificationProvider', 'operatorToken', 'issuer', 'oid4vci',
+  'explorerUrl',
 ]);
 
 const { where, int, bool, str, url, object, onlyKnown } = configValues('plugins.kyc');
@@ -127,5 +130,6 @@ export function parseKycConfig(section: PluginConfig): KycConfig {
       offerTtlSeconds: int(oid4vci.offerTtlSeconds, 'oid4vci.offerTtlSeconds', 30 * 86_400, 60, 365 * 86_400),
       txCode: bool(oid4vci.txCode, 'oid4vci.txCode', false),
     },
+    explorerUrl: section.explorerUrl === undefined ? undefined : url(section.explorerUrl, 'explorerUrl'),
   };
 }

@@ -5,6 +5,7 @@ import { boundOrigin } from '../common/bound-origin.js';
 import { Mailer } from '../common/mail/index.js';
 import { createAccounts } from './accounts/index.js';
 import { parseKycConfig } from './config.js';
+import { mountDashboard } from './dashboard/serve.js';
 import { mountHostedPage } from './hosted/serve.js';
 import { KycAuthenticator } from './http/auth.js';
 import { createKycRouter } from './http/router.js';
@@ -148,6 +149,7 @@ export function createKyc(): Plugin {
         },
         sessionUrl: async (token) => ((await sessionOrNone(sessions.resolve({ token }))) ? `${publicUrl()}/v/s/${token}` : null),
       });
+      mountDashboard(ctx.http, { errorsBase: config.errorsBase, log, providers: Object.keys(config.providers), explorerUrl: config.explorerUrl });
       router.fallback('/v1');
 
       await webhooks.start();

@@ -62,3 +62,9 @@ t.test('bad options are refused, naming the option', async (t) => {
   t.match(refusal(() => parseKycConfig({ ...base, providers: { login: { issuer: 'https://x', clientId: 'c' } } })), /not an account route/);
   t.match(refusal(() => parseKycConfig({ ...base, providers: { g: { issuer: 'https://x' } } })), /providers\.g\.clientId must be a non-empty string/);
 });
+
+t.test('explorerUrl: unset by default, read as a URL without its trailing slash, refused when not a URL', async (t) => {
+  t.equal(parseKycConfig(base).explorerUrl, undefined);
+  t.equal(parseKycConfig({ ...base, explorerUrl: 'https://explorer.example/' }).explorerUrl, 'https://explorer.example');
+  t.match(refusal(() => parseKycConfig({ ...base, explorerUrl: 'not a url' })), /plugins\.kyc\.explorerUrl/);
+});
