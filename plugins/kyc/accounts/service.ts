@@ -100,9 +100,10 @@ export class AccountService implements OrganizationDirectory {
 
   /** The account of an invitation, in the inviting organization with the invited role and address. */
   async acceptInvitation(token: string, input: { name: string; password: string }): Promise<Session> {
-    const passwordHash = await hashPassword(input.password);
-    return this.o.invitations.redeem(token, (invitation) =>
-      this.serial.run(`email:${invitation.email}`, async () => {
+    return this.o.invitations.redeem(token, async (invitation) => {
+      // hashed once the token is known good: a wrong token costs no Argon2 run
+      const passwordHash = await hashPassword(input.password);
+      return this.serial.run(`email:${invitation.email}`, async () => {
         if ((await this.o.store.email.get(invitation.email)) !== undefined) {
           throw accountProblem('conflict', ACCOUNT_ERRORS.EMAIL_TAKEN, 'an account with the invited address already exists; log in with it, or ask for an invitation to another address');
         }
@@ -117,8 +118,8 @@ export class AccountService implements OrganizationDirectory {
         await this.o.store.joinOrganization(user, invitation);
         this.o.log.info({ user: user.id, organizationId: user.organizationId, role: user.role, invitation: invitation.id }, 'invitation accepted');
         return this.session(user);
-      }),
-    );
+      });
+    });
   }
 
   /** `{totpRequired: true}` when the password is right and TOTP is on but no code was sent. */

@@ -3,7 +3,7 @@ import type { KeyedSerial } from '../../common/http/router.js';
 import type { Mailer } from '../../common/mail/index.js';
 import type { Logger } from '../../../node/logging.js';
 import type { Role } from '../types.js';
-import { ACCOUNT_ERRORS, accountProblem } from './errors.js';
+import { ACCOUNT_ERRORS, accountProblem, accountUnauthorized } from './errors.js';
 import { INVITATION_TTL_MS, publicInvitation, type Invitations, type PublicInvitation } from './invitations.js';
 import { normalEmail, type AccountStore, type UserRow } from './store.js';
 
@@ -82,8 +82,8 @@ export class TeamService {
 
   async changeRole(actor: Actor, userId: string, role: Role): Promise<Member> {
     return this.o.serial.run(`team:${actor.organizationId}`, async () => {
-      const { target, owners } = await this.target(actor, userId, 'change the role of');
-      if (role === 'owner' && actor.role !== 'owner') throw forbidden('only an owner can make another member an owner');
+      const { target, owners, actorRole } = await this.target(actor, userId, 'change the role of');
+      if (role === 'owner' && actorRole !== 'owner') throw forbidden('only an owner can make another member an owner');
       if (roleOfRow(target) === 'owner' && role !== 'owner' && owners === 1) throw lastOwner('demoted');
       const updated = await this.o.serial.run(`user:${userId}`, async () => {
         const fresh = await this.o.store.users.get(userId);
@@ -106,13 +106,20 @@ export class TeamService {
     });
   }
 
-  /** The member `userId` of the actor's organization, and how many owners it has. */
-  private async target(actor: Actor, userId: string, action: string): Promise<{ target: UserRow; owners: number }> {
+  /**
+   * The member `userId` of the actor's organization, how many owners it has, and the actor's role
+   * as it is now (a change that ran just before this one may have changed it).
+   */
+  private async target(actor: Actor, userId: string, action: string): Promise<{ target: UserRow; owners: number; actorRole: Role }> {
     const members = await this.o.store.membersOf(actor.organizationId);
+    const me = members.find((m) => m.id === actor.userId);
+    if (!me) throw accountUnauthorized(ACCOUNT_ERRORS.ACCOUNT_GONE, 'the account of this token no longer exists');
+    const actorRole = roleOfRow(me);
+    if (actorRole !== 'owner' && actorRole !== 'admin') throw forbidden(`your role (${actorRole}) cannot ${action} a member`);
     const target = members.find((m) => m.id === userId);
     if (!target) throw notMember(userId);
-    if (roleOfRow(target) === 'owner' && actor.role !== 'owner') throw forbidden(`only an owner can ${action} an owner`);
-    return { target, owners: members.filter((m) => roleOfRow(m) === 'owner').length };
+    if (roleOfRow(target) === 'owner' && actorRole !== 'owner') throw forbidden(`only an owner can ${action} an owner`);
+    return { target, owners: members.filter((m) => roleOfRow(m) === 'owner').length, actorRole };
   }
 
   private async mail(to: string, role: Role, actor: Actor, token: string): Promise<void> {

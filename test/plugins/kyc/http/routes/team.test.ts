@@ -211,3 +211,23 @@ t.test(`at most ${MAX_PENDING_INVITATIONS} pending invitations per organization`
   h.clock.now += INVITATION_TTL_MS;
   t.equal((await h.req('POST', '/v1/team/invitations', full)).status, 201, 'expired ones do not count');
 });
+
+t.test('at once: one token accepted twice makes one account; two owners demoting each other leave one owner', async (t) => {
+  const h = await harness(t);
+  const owner = await h.register();
+  const email = uniqueEmail('race');
+  await h.req('POST', '/v1/team/invitations', { token: owner.token, body: { email, role: 'developer' } });
+  const token = await invitationToken(h, email);
+  const body = { token, name: 'Twice', password: MEMBER_PASSWORD };
+  const both = await Promise.all([h.req('POST', '/v1/auth/accept-invitation', { body }), h.req('POST', '/v1/auth/accept-invitation', { body })]);
+  t.same(both.map((r) => r.status).sort(), [201, 400]);
+  t.equal(both.find((r) => r.status === 400)!.body.code, 'INVITATION_INVALID');
+  t.equal((await h.req('GET', '/v1/team', { token: owner.token })).body.members.length, 2);
+
+  const second = await joinTeam(h, owner, 'owner');
+  const demote = (by: { token: string }, who: string) => h.req('PATCH', `/v1/team/members/${who}`, { token: by.token, body: { role: 'admin' } });
+  const swap = await Promise.all([demote(owner, second.user.id), demote(second, owner.user.id)]);
+  t.same(swap.map((r) => r.status).sort(), [200, 403], 'the second runs as the admin the first made of it');
+  t.equal(swap.find((r) => r.status === 403)!.body.code, 'ROLE_FORBIDDEN');
+  t.equal((await h.req('GET', '/v1/team', { token: owner.token })).body.members.filter((m: any) => m.role === 'owner').length, 1);
+});
