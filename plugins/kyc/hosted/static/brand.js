@@ -47,9 +47,13 @@ export function palette(color) {
 
 export const isLogo = (value) => typeof value === 'string' && value.length <= 400_000 && LOGO.test(value);
 
-/** Sets the accent custom properties app.css reads (CSSOM, which the page's CSP allows). */
+/**
+ * Sets the custom properties app.css reads (CSSOM, which the page's CSP allows): the accents, and
+ * the brand colour as it is for the header's stripe, which carries no text.
+ */
 export function applyColor(color, root = document.documentElement) {
   const p = palette(color);
+  if (HEX.test(color)) root.style.setProperty('--brand', color);
   for (const [name, { accent, accentFg }] of Object.entries(p)) {
     root.style.setProperty(`--accent-${name}`, accent);
     root.style.setProperty(`--accent-fg-${name}`, accentFg);

@@ -178,6 +178,7 @@ function setupLiveness(flow) {
   // without a camera, the person chooses selfie files; the camera's button and preview go away
   const useFiles = (on) => {
     $('#live-files').hidden = !on;
+    $('[data-capture=live]', sec).hidden = on;
     send.hidden = !on;
     start.hidden = on;
     instructions();

@@ -38,7 +38,7 @@ export default {
   'consent.agreed': 'Thank you. You can start now.',
 
   'declined.heading': 'You did not agree',
-  'declined.text': 'Nothing was sent and the camera was not turned on. Without the verification, {org} cannot complete what it asked it for.',
+  'declined.text': 'Nothing was sent and the camera was not turned on. Your identity is not verified, so {org} may not be able to go on with what it was needed for.',
   'declined.return': 'Return to {host}',
   'declined.again': 'Read the notice again',
 
