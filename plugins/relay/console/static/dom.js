@@ -130,7 +130,7 @@ export function form(attrs, children, action) {
     } catch (err) {
       say(line, err instanceof Error ? err.message : String(err), false);
     } finally {
-      for (const b of buttons) if (!b.dataset.locked) b.disabled = false;
+      for (const b of buttons) b.disabled = false;
     }
   });
   return el;
