@@ -28,6 +28,7 @@ const state = {
   done: new Set(),
   session: null,
   consent: readConsent(),
+  cameraChecked: false,
   noCamera: false,
   handoff: false,
   handoffShown: false,
@@ -75,18 +76,23 @@ function showConsent(session) {
   show('view-consent');
 }
 
-async function agree() {
+function agree() {
   state.consent = true;
   try {
     sessionStorage.setItem(CONSENT_KEY, new Date().toISOString());
   } catch {}
   say(t('consent.agreed'));
-  const left = state.session.steps.filter((s) => !state.done.has(s));
+  render(state.session);
+}
+
+/** Once consent is given (now or earlier in this tab): without a camera, the phone is offered first. */
+async function checkCamera(session) {
+  state.cameraChecked = true;
+  const left = session.steps.filter((s) => !state.done.has(s));
   if (left.some((s) => CAMERA_STEPS.has(s)) && !(await hasCamera())) {
     state.noCamera = true;
     state.handoff = true;
   }
-  render(state.session);
 }
 
 function decline() {
@@ -188,6 +194,7 @@ function render(session) {
   if (TERMINAL.has(session.status)) return showResult(session);
   if (!STEP_VIEWS.has(step)) return enterChecking();
   if (!state.consent) return showConsent(session);
+  if (!state.cameraChecked) return checkCamera(session).then(() => render(state.session));
   if (state.handoff) return enterHandoff(session);
   enterStep(step);
 }

@@ -91,6 +91,9 @@ t.test('no camera: the computer shows a QR code of the session URL, the phone fi
   t.same(await a11yProblems(desk.page), []);
   t.same(await contrastProblems(desk.page), []);
   await shot(desk.page, 'laptop-3-handoff');
+  await desk.page.reload();
+  await heading(desk.page, 'Continue on your phone').waitFor();
+  t.pass('after a reload the consent holds and the phone is offered again');
 
   const phone = await open(t, browser, PHONE, api.pageUrl(s));
   await agree(phone.page);
