@@ -293,6 +293,25 @@ t.test('the relay console: OpenID sign-in and every operator action, checked thr
     t.equal(await page.locator('#sections').isHidden(), true, 'the sections are gone');
   });
 
+  await t.test('a callback this tab did not start is refused, and the code leaves the address bar', async (t) => {
+    await page.goto(`${base}/console/?code=forged&state=forged`);
+    await rendered(page, 'sign-in');
+    t.match(await page.getByRole('alert').first().textContent(), /did not start in this tab/);
+    t.equal(new URL(page.url()).search, '', 'no code in the URL');
+  });
+
+  await t.test('the keyboard: the skip link first, a visible focus ring, the form in order', async (t) => {
+    await page.keyboard.press('Tab');
+    t.equal(await page.evaluate('document.activeElement.id'), 'skip', 'Tab reaches the skip link first');
+    await page.keyboard.press('Enter');
+    t.equal(await page.evaluate('document.activeElement.id'), 'main', 'which moves focus to the content');
+    await page.keyboard.press('Tab');
+    t.equal(await page.evaluate('document.activeElement.textContent'), 'Sign in with OpenID Connect', 'then the first control of the page');
+    t.not(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle'), 'none', 'with a visible focus outline');
+    await page.keyboard.press('Tab');
+    t.equal(await page.evaluate('document.activeElement.name'), 'key', 'then the API key field');
+  });
+
   await t.test('a read key: what its scope cannot do is not offered', async (t) => {
     const made = await rest('POST', '/api-keys', { name: 'reader', scope: 'read' });
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark', isMobile: true });

@@ -69,8 +69,9 @@ function showConsent(session) {
   const org = orgName(session) || t('org.fallback');
   $('#consent-intro').textContent = t('consent.intro', { org });
   $('#consent-who').textContent = t('consent.who', { org });
-  const time = new Intl.DateTimeFormat(LANG, { dateStyle: 'long', timeStyle: 'short' }).format(new Date(session.expiresAt));
-  $('#consent-deadline').textContent = t('consent.deadline', { time });
+  const until = new Date(session.expiresAt);
+  const time = Number.isNaN(until.getTime()) ? '' : new Intl.DateTimeFormat(LANG, { dateStyle: 'long', timeStyle: 'short' }).format(until);
+  $('#consent-deadline').textContent = time ? t('consent.deadline', { time }) : '';
   $('#consent-retention').textContent = t('consent.retention', { org });
   for (const li of document.querySelectorAll('#view-consent [data-step]')) li.hidden = !session.steps.includes(li.dataset.step);
   show('view-consent');
@@ -118,7 +119,7 @@ function offerPhone() {
 
 async function enterHandoff(session) {
   const done = session.completedSteps.map(stepLabel);
-  $('#handoff-done').textContent = done.length ? t('handoff.phoneDone', { step: done.join(', ') }) : '';
+  $('#handoff-done').textContent = done.length ? t('handoff.phoneDone', { step: new Intl.ListFormat(LANG).format(done) }) : '';
   show('view-handoff');
   if (!state.handoffShown) {
     state.handoffShown = true;
