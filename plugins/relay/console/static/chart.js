@@ -2,7 +2,6 @@
 // here (no chart library); the same figures follow in a table for screen readers and keyboards.
 import { h, s } from './dom.js';
 
-const W = 720;
 const H = 240;
 const PAD = { left: 44, right: 12, top: 12, bottom: 28 };
 
@@ -11,8 +10,11 @@ function label(at, bucketSeconds) {
   return bucketSeconds >= 3600 ? `${iso.slice(5, 10)} ${iso.slice(11, 13)}h` : iso.slice(11, 16);
 }
 
-/** An SVG line chart of `points` ({at, received, delivered}); `titleText` names it for assistive technology. */
-export function throughputChart(data, titleText) {
+/**
+ * An SVG line chart of `points` ({at, received, delivered}), `W` user units wide: drawn for the
+ * width it gets, so its labels keep their size on a phone. `titleText` names it for assistive technology.
+ */
+export function throughputChart(data, titleText, W = 720) {
   const points = data.points;
   const max = Math.max(1, ...points.map((p) => Math.max(p.received, p.delivered)));
   const plotW = W - PAD.left - PAD.right;
@@ -21,7 +23,7 @@ export function throughputChart(data, titleText) {
   const y = (v) => PAD.top + plotH - (v / max) * plotH;
   const line = (key) => points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(' ');
   const ticks = max < 4 ? Array.from({ length: max + 1 }, (_, i) => i) : [0, Math.round(max / 2), max];
-  const every = Math.max(1, Math.ceil(points.length / 6));
+  const every = Math.max(1, Math.ceil(points.length / Math.max(2, Math.floor(W / 110))));
   const desc = `${data.totals?.received ?? 0} received and ${data.totals?.delivered ?? 0} delivered from ${data.from} to ${data.to}, in buckets of ${data.bucketSeconds} seconds; peak ${max} per bucket.`;
   return s(
     'svg',

@@ -67,6 +67,12 @@ export async function messagesPage(_params, query) {
   ];
 }
 
+/** the chart's width in CSS pixels: what <main> offers, from a phone's to 1,200 */
+function chartWidth() {
+  const main = document.getElementById('main');
+  return Math.round(Math.min(1200, Math.max(300, (main?.clientWidth ?? 720) - 32)));
+}
+
 export async function queuePage(_params, query) {
   const window = WINDOWS.includes(query.get('window')) ? query.get('window') : '1h';
   const [status, throughput] = await Promise.all([get('/queue/status'), get(`/mediator/throughput?window=${window}`)]);
@@ -85,11 +91,11 @@ export async function queuePage(_params, query) {
       { class: 'tabs', 'aria-label': 'throughput window' },
       WINDOWS.map((w) => h('a', { href: `#/queue?window=${w}`, 'aria-current': w === window ? 'true' : null }, w)),
     ),
-    h('figure', { class: 'chart-box' }, throughputChart(throughput, `Messages received and delivered, last ${window}`), h('figcaption', {}, legend(), `Totals: ${throughput.totals?.received ?? 0} received, ${throughput.totals?.delivered ?? 0} delivered (buckets of ${throughput.bucketSeconds / 60} min).`)),
+    h('figure', { class: 'chart-box' }, throughputChart(throughput, `Messages received and delivered, last ${window}`, chartWidth()), h('figcaption', {}, legend(), `Totals: ${throughput.totals?.received ?? 0} received, ${throughput.totals?.delivered ?? 0} delivered (buckets of ${throughput.bucketSeconds / 60} min).`)),
     h(
       'details',
       {},
-      h('summary', {}, `The figures (${busy.length} buckets with traffic)`),
+      h('summary', {}, `The figures (${busy.length} ${busy.length === 1 ? 'bucket' : 'buckets'} with traffic)`),
       table('Throughput by bucket', [['Bucket', (p) => time(p.at)], ['Received', (p) => p.received], ['Delivered', (p) => p.delivered]], busy, { empty: 'No traffic in this window.' }),
     ),
   ];
