@@ -170,6 +170,10 @@ t.test('branding: the logo and the colour, with AA contrast kept; a colour that 
   t.equal(await background(dark.page), 'rgb(138, 180, 248)', 'in the dark scheme the dark purple cannot keep AA: the default accent');
   t.same(await contrastProblems(dark.page), [], 'dark scheme contrast');
   await shot(dark.page, 'phone-9-dark');
+  await agree(dark.page);
+  await heading(dark.page, 'Photograph your identity document').waitFor();
+  t.same(await contrastProblems(dark.page), [], 'dark scheme contrast on the document step');
+  await shot(dark.page, 'phone-9-dark-document');
 
   const garish = api.create({ level: 1, branding: { color: '#e0301e' } });
   const { page } = await open(t, browser, PHONE, api.pageUrl(garish));
