@@ -329,6 +329,25 @@ t.test('the relay console: OpenID sign-in and every operator action, checked thr
     await shot(p, 'read-key-api-keys');
   });
 
+  await t.test('a manage key: decisions and webhook tests, but neither keys nor the webhook itself', async (t) => {
+    const made = await rest('POST', '/api-keys', { name: 'manager', scope: 'manage' });
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    t.teardown(() => ctx.close());
+    const p = await ctx.newPage();
+    await p.goto(`${base}/console/#/mediations`);
+    await rendered(p, 'sign-in');
+    await p.getByLabel('API key', { exact: true }).fill(made.body.key);
+    await p.getByRole('button', { name: 'Sign in with the key' }).click();
+    await rendered(p, 'mediations');
+    t.ok((await p.getByRole('button', { name: 'Revoke' }).count()) > 0, 'revoke offered');
+    await go(p, '#/api-keys', 'api-keys');
+    t.equal(await p.getByRole('button', { name: 'Create key' }).count(), 0, 'no key creation');
+    t.match(await p.locator('main').textContent(), /needs an API key of scope full/);
+    await go(p, '#/webhooks', 'webhooks');
+    t.equal(await p.getByRole('button', { name: 'Save webhook' }).count(), 0, 'no webhook change');
+    t.equal(await p.getByRole('button', { name: 'Send test delivery' }).count(), 1, 'a test delivery');
+  });
+
   await t.test('screenshots at 390 and 1,280 px, light and dark, with AA contrast', async (t) => {
     const key = (await rest('POST', '/api-keys', { name: 'shots', scope: 'full' })).body.key as string;
     const pages: Array<[string, string]> = [['#/mediations', 'mediations'], ['#/agents', 'agents'], ['#/messages', 'messages'], ['#/queue', 'queue'], ['#/policies', 'policies'], ['#/api-keys', 'api-keys'], ['#/webhooks', 'webhooks'], ['#/delivery-log', 'delivery-log'], ['#/notifications', 'notifications'], ['#/settings', 'settings']];
