@@ -1,7 +1,7 @@
 // Who and what may reach the relay's operator API and event stream: API keys by scope, the webhook
 // with its test delivery, and the delivery log.
 import { api, can, enc, get } from './api.js';
-import { field, form, h, say, scopeNote, select, short, state, table, time, title } from './dom.js';
+import { actionButton, field, form, h, say, scopeNote, select, short, state, table, time, title } from './dom.js';
 
 const SCOPES = [
   ['read', 'read: every GET'],
@@ -20,16 +20,10 @@ export async function apiKeysPage(_params, _query, page) {
   const revoke = (k) =>
     k.revokedAt
       ? '—'
-      : h('button', {
-          type: 'button',
-          class: 'secondary',
-          'aria-label': `Revoke key ${k.name}`,
-          onclick: async (e) => {
-            e.currentTarget.disabled = true;
-            await api('DELETE', `/api-keys/${enc(k.id)}`);
-            page.refresh(`Key “${k.name}” revoked.`);
-          },
-        }, 'Revoke');
+      : actionButton({ class: 'secondary', 'aria-label': `Revoke key ${k.name}` }, 'Revoke', async () => {
+          await api('DELETE', `/api-keys/${enc(k.id)}`);
+          await page.refresh(`Key “${k.name}” revoked.`);
+        });
   return [
     title('API keys'),
     h('p', { class: 'lede' }, 'Keys (slk_…) for scripts and integrations, each with a scope. Only a hash of each key is kept: a lost key cannot be shown again, revoke it and make another.'),

@@ -136,6 +136,25 @@ export function form(attrs, children, action) {
   return el;
 }
 
+/** A button that runs `action` once per click, disabled meanwhile; a failure is shown beside it. */
+export function actionButton(attrs, text, action) {
+  return h('button', {
+    type: 'button',
+    ...attrs,
+    onclick: async (e) => {
+      const button = e.currentTarget;
+      button.disabled = true;
+      button.parentElement?.querySelector(':scope > .outcome.bad')?.remove();
+      try {
+        await action();
+      } catch (err) {
+        button.disabled = false;
+        button.after(h('span', { class: 'outcome bad', role: 'alert' }, err instanceof Error ? err.message : String(err)));
+      }
+    },
+  }, text);
+}
+
 /** A note saying why a control is missing: the credential's scope cannot do it. */
 export function scopeNote(what, needs) {
   return h('p', { class: 'note' }, `${what} needs an API key of scope ${needs} or a session; this credential cannot do it.`);

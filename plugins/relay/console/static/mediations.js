@@ -1,6 +1,6 @@
 // Mediations (grant, deny with a reason, revoke), each mediation's keylist, and the agents.
 import { api, can, enc, get } from './api.js';
-import { field, form, h, scopeNote, select, short, state, table, time, title } from './dom.js';
+import { actionButton, field, form, h, scopeNote, select, short, state, table, time, title } from './dom.js';
 
 const STATES = ['requested', 'granted', 'denied', 'revoked'];
 const DONE = { grant: 'granted', deny: 'denied', revoke: 'revoked' };
@@ -9,9 +9,9 @@ function actions(m, page) {
   if (!can('manage')) return '—';
   const act = async (verb, body) => {
     await api('POST', `/mediations/${enc(m.id)}/${verb}`, body);
-    page.refresh(`Mediation ${m.id} ${DONE[verb]}.`);
+    await page.refresh(`Mediation ${m.id} ${DONE[verb]}.`);
   };
-  const button = (verb, text) => h('button', { type: 'button', class: verb === 'grant' ? '' : 'secondary', 'data-action': verb, 'aria-label': `${text} mediation of ${m.recipientDid}`, onclick: (e) => run(e.currentTarget, () => act(verb)) }, text);
+  const button = (verb, text) => actionButton({ class: verb === 'grant' ? '' : 'secondary', 'aria-label': `${text} mediation of ${m.recipientDid}` }, text, () => act(verb));
   const out = [];
   if (m.state !== 'granted') out.push(button('grant', 'Grant'));
   if (m.state === 'granted') out.push(button('revoke', 'Revoke'));
@@ -28,17 +28,6 @@ function actions(m, page) {
     );
   }
   return h('div', { class: 'actions' }, out);
-}
-
-/** Runs a button's action, showing its error beside it. */
-async function run(button, fn) {
-  button.disabled = true;
-  try {
-    await fn();
-  } catch (err) {
-    button.disabled = false;
-    button.after(h('span', { class: 'outcome bad', role: 'alert' }, err.message));
-  }
 }
 
 export async function mediationsPage(_params, query, page) {
@@ -89,16 +78,10 @@ export async function keylistPage([id], query, page) {
   const offset = Math.max(0, Number(query.get('offset') ?? 0) || 0);
   const list = await get(`/mediations/${enc(id)}/keylist?limit=${KEYS_PER_PAGE}&offset=${offset}`);
   const remove = (key) =>
-    h('button', {
-      type: 'button',
-      class: 'secondary',
-      'aria-label': `Remove ${key}`,
-      onclick: (e) =>
-        run(e.currentTarget, async () => {
-          await api('DELETE', `/mediations/${enc(id)}/keylist/${enc(key)}`);
-          page.refresh(`Key ${key} removed.`);
-        }),
-    }, 'Remove');
+    actionButton({ class: 'secondary', 'aria-label': `Remove ${key}` }, 'Remove', async () => {
+      await api('DELETE', `/mediations/${enc(id)}/keylist/${enc(key)}`);
+      await page.refresh(`Key ${key} removed.`);
+    });
   const at = (o) => `#/mediations/${enc(id)}/keylist?offset=${o}`;
   return [
     title('Keylist'),

@@ -1,7 +1,7 @@
 // Policies with the rate limit and retention; notification channels; the mediator's settings with
 // the team, billing and health.
 import { api, can, enc, get } from './api.js';
-import { cards, facts, field, form, h, scopeNote, select, state, table, time, title } from './dom.js';
+import { actionButton, cards, facts, field, form, h, scopeNote, select, state, table, time, title } from './dom.js';
 
 const CREDENTIAL_TYPES = ['EmailVerificationCredential', 'PhoneVerificationCredential', 'KYCCredential', 'AgeVerificationCredential', 'ReputationCredential'];
 
@@ -11,16 +11,10 @@ export async function policiesPage(_params, _query, page) {
   const [policies, rate, retention] = await Promise.all([get('/policies'), get('/policies/rate-limit'), get('/policies/retention')]);
   const manage = can('manage');
   const remove = (p) =>
-    h('button', {
-      type: 'button',
-      class: 'secondary',
-      'aria-label': `Delete policy ${p.name}`,
-      onclick: async (e) => {
-        e.currentTarget.disabled = true;
-        await api('DELETE', `/policies/${enc(p.id)}`);
-        page.refresh(`Policy “${p.name}” deleted.`);
-      },
-    }, 'Delete');
+    actionButton({ class: 'secondary', 'aria-label': `Delete policy ${p.name}` }, 'Delete', async () => {
+      await api('DELETE', `/policies/${enc(p.id)}`);
+      await page.refresh(`Policy “${p.name}” deleted.`);
+    });
   return [
     title('Policies'),
     h('p', { class: 'lede' }, 'A policy gates mediation or delivery on a credential the agent presents, checked against the chain.'),
