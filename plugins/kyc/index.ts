@@ -12,6 +12,9 @@ import { createKycRouter } from './http/router.js';
 import { mountApiKeys } from './http/routes/api-keys.js';
 import { mountAuth } from './http/routes/auth.js';
 import { mountCredentialRoutes } from './http/routes/credentials.js';
+import { mountTimeline } from './http/routes/timeline.js';
+import { listCredentials } from './issuance/list.js';
+import { recordingEvents, SessionHistory } from './verification/history.js';
 import { mountHealth } from './http/routes/health.js';
 import { mountHostedApi } from './http/routes/hosted-api.js';
 import { mountOid4vci } from './http/routes/oid4vci.js';
@@ -117,7 +120,8 @@ export function createKyc(): Plugin {
       stops.push(() => sessions.idle());
       issuance.setOutcomes(timer.outcomes(sessions));
       const issuerDid = new IssuerDid(base, key, tx, () => issuance.pendingJobs());
-      const revoker = new Revoker(base, key, tx, issuance.store, events);
+      const history = new SessionHistory(sessions, webhooks);
+      const revoker = new Revoker(base, key, tx, issuance.store, recordingEvents(events, sessions, async (id) => (await issuance.store.credentials.get(id))?.sessionId));
 
       const router = createKycRouter(ctx.http, new KycAuthenticator({ tokens: accounts.tokens, accounts: accounts.accounts, apiKeys: accounts.apiKeys, operatorToken: config.operatorToken }), {
         errorsBase: config.errorsBase,
@@ -132,10 +136,13 @@ export function createKyc(): Plugin {
       mountHostedApi(router, { sessions });
       mountVerifications(router, { sessions: metrics.countCreated(sessions) });
       mountCredentialRoutes({ router, revoker, findSession: (organizationId, id) => sessionOrNone(sessions.resolve({ organizationId, id })),
+        list: (organizationId, filter) => listCredentials(issuance.store.credentials, organizationId, (id) => sessions.store.get(id), filter),
+        revoked: (...args) => history.revoked(...args),
       });
       const review = new ReviewQueue(sessions);
       mountReview(router, { review, emailOf: (userId) => accounts.accounts.me(userId).then((m) => m.user.email, () => undefined) });
       mountEvidence(router, { evidence: review.evidence });
+      mountTimeline(router, { history });
       mountWebhooks(router, { webhooks, log });
       mountRevocationLists({ router, chain: ctx.chain, key, publicUrl });
       mountOid4vci({ http: ctx.http, router, server: new Oid4vciServer(base, offers, issuance.store), offers, publicUrl, now: base.now, log });

@@ -32,17 +32,21 @@ export function evidenceIds(s: StoredSession): string[] {
   return [...s.documents.map((d) => d.id), ...Array.from({ length: s.liveness?.frames ?? 0 }, (_, i) => frameId(i))];
 }
 
+/** The session the reader may see: any for the operator, its organization's for the others; 404 otherwise. */
+export async function visibleSession(sessions: SessionService, reader: EvidenceReader, sessionId: string): Promise<StoredSession> {
+  if (reader.kind === 'operator') {
+    const s = await sessions.store.get(sessionId);
+    if (!s) throw new LedgerError('SESSION_NOT_FOUND', 'no such verification session', 'not_found');
+    return s;
+  }
+  return sessions.resolve({ organizationId: reader.organizationId, id: sessionId });
+}
+
 export class Evidence {
   constructor(private readonly sessions: SessionService) {}
 
-  /** The session the reader may see: any for the operator, its organization's for the others; 404 otherwise. */
-  async session(reader: EvidenceReader, sessionId: string): Promise<StoredSession> {
-    if (reader.kind === 'operator') {
-      const s = await this.sessions.store.get(sessionId);
-      if (!s) throw new LedgerError('SESSION_NOT_FOUND', 'no such verification session', 'not_found');
-      return s;
-    }
-    return this.sessions.resolve({ organizationId: reader.organizationId, id: sessionId });
+  session(reader: EvidenceReader, sessionId: string): Promise<StoredSession> {
+    return visibleSession(this.sessions, reader, sessionId);
   }
 
   /** The evidence list: documents (with their checks and MRZ results) and the liveness frames; for a reviewer, what they opened. */

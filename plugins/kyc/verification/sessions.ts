@@ -10,7 +10,7 @@ import { parseMrz } from './checks/mrz.js';
 import { reviewQueueProvider, type ProviderDocument, type ProviderFrame, type VerificationProvider } from './provider.js';
 import { liveLiveness, outcomeOf, sandboxLiveness } from './sandbox.js';
 import { transition, type Effect, type SessionEvent, type StoredDocument, type StoredSession, type UploadType } from './states.js';
-import { hashToken, newSessionToken, pendingEventKey, SessionStore, TOKEN_PATTERN, type PendingEvent } from './store.js';
+import { hashToken, newSessionToken, pendingEventKey, SessionStore, TOKEN_PATTERN, type ListFilter, type PendingEvent } from './store.js';
 import { documentView, hostedView, listView, reviewView, sessionView } from './views.js';
 import type { SessionReason } from './reasons.js';
 import type { Actor, DeciderActor } from './actors.js';
@@ -109,7 +109,7 @@ export class SessionService implements SessionOutcomes {
     return { session: { ...sessionView(session), sessionToken: token }, sessionUrl: `${this.base.publicUrl()}/v/s/${token}` };
   }
 
-  async list(organizationId: string, opts: { status?: SessionStatus; limit: number; offset: number }): Promise<{ sessions: Array<Record<string, unknown>>; total: number }> {
+  async list(organizationId: string, opts: ListFilter): Promise<{ sessions: Array<Record<string, unknown>>; total: number }> {
     const { rows, total } = await this.store.list(organizationId, opts);
     return { sessions: rows.map(listView), total };
   }

@@ -34,6 +34,18 @@ export interface ListRow {
   completedAt: string | null;
   /** absent from rows written before lists showed it: then read from the session */
   metadata?: Metadata;
+  /** absent from rows written before lists showed the mode: then read from the session */
+  sandbox?: boolean;
+}
+
+/** A list's filters: status, mode, and createdAt from and to (ms, both inclusive). */
+export interface ListFilter {
+  status?: SessionStatus;
+  mode?: 'sandbox' | 'live';
+  from?: number;
+  to?: number;
+  limit: number;
+  offset: number;
 }
 
 export interface StoredChallenge extends LivenessChallenge {
@@ -66,9 +78,10 @@ export interface Cause {
   actor: Actor;
 }
 
-// a process-wide sequence, so steps written in the same millisecond keep their order
-let timelineSeq = 0;
-const timelineKey = (sessionId: string, at: string): string => key(sessionId, timeKey(Date.parse(at)), `${String(++timelineSeq).padStart(12, '0')}${randomBytes(3).toString('hex')}`);
+// a process-wide sequence, so steps and events written in the same millisecond keep their order
+let seq = 0;
+const nextSeq = (): string => `${String(++seq).padStart(12, '0')}${randomBytes(3).toString('hex')}`;
+const timelineKey = (sessionId: string, at: string): string => key(sessionId, timeKey(Date.parse(at)), nextSeq());
 
 export const pendingEventKey = (createdAt: string, sessionId: string, n: number, id: string): string => key(timeKey(Date.parse(createdAt)), sessionId, String(n).padStart(4, '0'), id);
 
@@ -81,7 +94,8 @@ export function newSessionToken(): string {
 
 export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
-const sentKey = (e: { sessionId: string; id: string; createdAt: string }): string => key(e.sessionId, timeKey(Date.parse(e.createdAt)), e.id);
+/** The `ver-sent` key of an event: in the order the events were sent. */
+const sentKey = (sessionId: string, e: { id: string; createdAt: string }): string => key(sessionId, timeKey(Date.parse(e.createdAt)), nextSeq(), e.id);
 
 const row = (s: StoredSession): ListRow => ({
   id: s.id,
@@ -92,6 +106,7 @@ const row = (s: StoredSession): ListRow => ({
   createdAt: s.createdAt,
   completedAt: s.completedAt ?? null,
   metadata: s.metadata,
+  sandbox: s.sandbox,
 });
 
 const expiring = (s: StoredSession): boolean => s.status === 'pending' || awaitingDecision(s);
@@ -175,7 +190,7 @@ export class SessionStore {
     extra?.(b, { images: this.images, challenges: this.challenges });
     for (const e of events) {
       b.put(this.events, e.key, e);
-      b.put(this.sent, sentKey(e), { id: e.id, type: e.type, createdAt: e.createdAt });
+      b.put(this.sent, sentKey(e.sessionId, e), { id: e.id, type: e.type, createdAt: e.createdAt });
     }
     for (const entry of timelineOf(prev, next, cause.at, cause.actor)) b.put(this.timeline, timelineKey(next.id, entry.at), entry);
     await b.write();
@@ -195,7 +210,7 @@ export class SessionStore {
 
   /** Records an event sent for the session outside its changes (credential.revoked). */
   async addSent(sessionId: string, e: SentEvent): Promise<void> {
-    await this.sent.put(sentKey({ sessionId, ...e }), e);
+    await this.sent.put(sentKey(sessionId, e), e);
   }
 
   /** The events sent for the session, oldest first. */
@@ -241,16 +256,28 @@ export class SessionStore {
     await this.challenges.put(c.sessionId, c);
   }
 
-  /** An organization's sessions, newest first, optionally of one status, with the total that match. */
-  async list(organizationId: string, opts: { status?: SessionStatus; limit: number; offset: number }): Promise<{ rows: ListRow[]; total: number }> {
+  /** An organization's sessions, newest first, filtered, with the total that match. The dates bound the index range. */
+  async list(organizationId: string, opts: ListFilter): Promise<{ rows: ListRow[]; total: number }> {
     const rows: ListRow[] = [];
     let total = 0;
-    for await (const [, r] of this.byOrg.entries({ ...prefix(organizationId), reverse: true })) {
-      if (opts.status !== undefined && r.status !== opts.status) continue;
-      if (total >= opts.offset && rows.length < opts.limit) rows.push(r.metadata ? r : { ...r, metadata: (await this.sessions.get(r.id))?.metadata ?? {} });
+    const range = {
+      gt: opts.from !== undefined ? key(organizationId, timeKey(opts.from)) : prefix(organizationId).gt,
+      lt: opts.to !== undefined ? key(organizationId, timeKey(opts.to + 1)) : prefix(organizationId).lt,
+    };
+    for await (const [, stored] of this.byOrg.entries({ ...range, reverse: true })) {
+      if (opts.status !== undefined && stored.status !== opts.status) continue;
+      const r = stored.metadata && stored.sandbox !== undefined ? stored : await this.complete(stored);
+      if (opts.mode !== undefined && r.sandbox !== (opts.mode === 'sandbox')) continue;
+      if (total >= opts.offset && rows.length < opts.limit) rows.push(r);
       total++;
     }
     return { rows, total };
+  }
+
+  /** A row written before rows carried the metadata and the mode, completed from its session. */
+  private async complete(r: ListRow): Promise<ListRow> {
+    const s = await this.sessions.get(r.id);
+    return { ...r, metadata: r.metadata ?? s?.metadata ?? {}, sandbox: r.sandbox ?? s?.sandbox ?? false };
   }
 
   /** Ids of sessions whose expiresAt is at or before `now`, oldest first. */

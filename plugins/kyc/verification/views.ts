@@ -47,7 +47,7 @@ export function sessionView(s: StoredSession): Record<string, unknown> {
 }
 
 export function listView(r: ListRow): Record<string, unknown> {
-  return { id: r.id, status: r.status, level: r.level, subjectDid: r.subjectDid, credentialId: r.credentialId, createdAt: r.createdAt, completedAt: r.completedAt, metadata: r.metadata ?? {} };
+  return { id: r.id, status: r.status, level: r.level, sandbox: r.sandbox ?? false, subjectDid: r.subjectDid, credentialId: r.credentialId, createdAt: r.createdAt, completedAt: r.completedAt, metadata: r.metadata ?? {} };
 }
 
 const BRAND_COLOR = /^#[0-9a-fA-F]{6}$/;

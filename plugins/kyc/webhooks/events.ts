@@ -8,6 +8,7 @@ import type { EventIdentity, EventSink, KycBase } from '../services.js';
 import { KYC_EVENTS, type KycEvent, type WebhookEndpointRecord } from '../types.js';
 import { WebhookEndpoints } from './endpoints.js';
 import { checkEventData, sampleData } from './payloads.js';
+import { key, prefix, type Table } from '../../common/store/tables.js';
 
 /**
  * The KYC events and where they go (seed 001 part A, "Events"; docs/webhooks.md for what a
@@ -19,6 +20,11 @@ import { checkEventData, sampleData } from './payloads.js';
  * a rotated secret signs every later attempt, pending retries included, so the old secret is
  * invalid at once; a deleted or disabled endpoint fails its pending deliveries without another
  * attempt (a failed delivery can be resent once the endpoint is enabled again).
+ *
+ * Each queued delivery is indexed by its event (`wh-by-event`: event id, delivery id), so a
+ * session's timeline lists the deliveries of the events sent for it without reading the
+ * organization's whole outbox. The index is written just after the outbox's record: a crash in
+ * between leaves that delivery out of the list, not out of the outbox.
  */
 
 export interface DeliveryPage {
@@ -33,6 +39,7 @@ export interface TestDelivery extends SendNowResult {
 export class KycWebhooks implements EventSink {
   readonly endpoints: WebhookEndpoints;
   readonly outbox: WebhookOutbox;
+  private readonly byEvent: Table<string>;
   private readonly log: KycBase['log'];
   private readonly now: () => number;
 
@@ -42,6 +49,7 @@ export class KycWebhooks implements EventSink {
     this.now = () => base.now();
     const allowHttpHosts = config.webhooks.allowHttpHosts;
     this.endpoints = new WebhookEndpoints(db, { now: this.now, allowHttpHosts });
+    this.byEvent = db.json('wh-by-event');
     // A child namespace of the plugin's store, named like the part's tables.
     // (a sublevel of a sublevel is typed with its parent; the outbox only needs the binary API)
     const store = db.root.sublevel<Uint8Array, Uint8Array>('wh-outbox', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BinarySublevel;
@@ -84,7 +92,8 @@ export class KycWebhooks implements EventSink {
     const event: WebhookEvent = { id: identity?.id ?? newEventId(), type, createdAt: identity?.createdAt ?? new Date(this.now()).toISOString(), data };
     for (const endpoint of targets) {
       try {
-        await this.outbox.enqueue({ id: endpoint.id, url: endpoint.url, secret: endpoint.secret }, event, { tenant: organizationId });
+        const queued = await this.outbox.enqueue({ id: endpoint.id, url: endpoint.url, secret: endpoint.secret }, event, { tenant: organizationId });
+        await this.byEvent.put(key(event.id, queued.id), queued.id);
       } catch (err) {
         this.log.error({ err, organization: organizationId, endpoint: endpoint.id, event: event.id, type }, 'a webhook event could not be queued for an endpoint');
       }
@@ -117,6 +126,18 @@ export class KycWebhooks implements EventSink {
   async resend(endpoint: WebhookEndpointRecord, deliveryId: string): Promise<DeliveryRecord> {
     if (!endpoint.enabled) throw new LedgerError('WEBHOOK_ENDPOINT_DISABLED', 'the endpoint is disabled; enable it before resending', 'conflict');
     if (!(await this.delivery(endpoint, deliveryId))) throw new LedgerError('WEBHOOK_DELIVERY_NOT_FOUND', 'no such delivery for this endpoint', 'not_found');
-    return this.outbox.resend(deliveryId, { id: endpoint.id, url: endpoint.url, secret: endpoint.secret });
+    const again = await this.outbox.resend(deliveryId, { id: endpoint.id, url: endpoint.url, secret: endpoint.secret });
+    await this.byEvent.put(key(again.eventId, again.id), again.id);
+    return again;
+  }
+
+  /** The organization's deliveries of an event, oldest first (those the outbox has pruned are gone). */
+  async deliveriesOfEvent(organizationId: string, eventId: string): Promise<DeliveryRecord[]> {
+    const out: DeliveryRecord[] = [];
+    for await (const id of this.byEvent.entries(prefix(eventId))) {
+      const r = await this.outbox.get(id[1]);
+      if (r && r.tenant === organizationId) out.push(r);
+    }
+    return out;
   }
 }

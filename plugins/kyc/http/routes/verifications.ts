@@ -1,22 +1,23 @@
 import type { RequestContext } from '../../../../node/http/server.js';
 import { HttpProblem, validation } from '../../../common/http/problems.js';
 import { Reply } from '../../../common/http/router.js';
-import { DID_PATTERN, oneOf, onlyFields, onlyQuery, optionalBoolean, optionalString, queryEnum, queryInt } from '../../../common/http/validate.js';
-import { DOCUMENT_SIDES, SANDBOX_OUTCOMES, SESSION_STATUSES } from '../../types.js';
+import { DID_PATTERN, oneOf, onlyFields, onlyQuery, optionalBoolean, optionalString, queryEnum, queryInt, queryString } from '../../../common/http/validate.js';
+import { API_KEY_MODES, DOCUMENT_SIDES, SANDBOX_OUTCOMES, SESSION_STATUSES } from '../../types.js';
 import { MAX_IMAGE_BYTES } from '../../verification/checks/image.js';
 import { MAX_FRAMES, type CreateInput, type SessionService, type UploadInput } from '../../verification/sessions.js';
 import { parseMetadata } from '../../verification/metadata.js';
 import { UPLOAD_TYPES } from '../../verification/states.js';
 import { formBoolean, readMultipart } from '../multipart.js';
 import type { KycCaller } from '../auth-levels.js';
+import { CAN, requireRole } from '../roles.js';
 import type { KycRouter } from '../router.js';
 
 /**
  * /v1/verifications (API key, `x-api-key`), seed 001 A "Endpoints":
  *
  *   POST /v1/verifications                            201 {session (with sessionToken, this once), sessionUrl}
- *   GET  /v1/verifications?status&limit&offset        {sessions[], total}
- *   GET  /v1/verifications/<id>                       {session}
+ *   GET  /v1/verifications?status&mode&from&to&limit&offset   {sessions[], total}, newest first (also any member's JWT)
+ *   GET  /v1/verifications/<id>                       {session} (also any member's JWT)
  *   POST /v1/verifications/<id>/documents             multipart: file, type, side, final?, mrz?; 201 {document}
  *   GET  /v1/verifications/<id>/liveness-challenge    {challenge}
  *   POST /v1/verifications/<id>/liveness              multipart: frames (1..10), challengeId?; {liveness{status, score}}
@@ -82,6 +83,23 @@ export function parseCreate(body: Record<string, unknown>, caller: KycCaller): C
 }
 
 const ID = '([^/]+)';
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A list bound on createdAt, in ms: an ISO 8601 date-time with its zone, or a date, which is its
+ * whole UTC day (from its start for `from`, to its end for `to`). 400 DATE_INVALID otherwise.
+ */
+function queryDate(query: URLSearchParams, name: string, edge: 'start' | 'end'): number | undefined {
+  const text = queryString(query, name, 40);
+  if (text === undefined) return undefined;
+  const ms = DATE.test(text) ? Date.parse(`${text}T00:00:00.000Z`) + (edge === 'end' ? 86_400_000 - 1 : 0) : DATE_TIME.test(text) ? Date.parse(text) : NaN;
+  // Date.parse rolls 2025-02-30 over into March: a date must read back as itself
+  if (Number.isNaN(ms) || (DATE.test(text) && new Date(ms).toISOString().slice(0, 10) !== text) || ms < 0) {
+    throw new HttpProblem('validation', `${name} must be an ISO 8601 date (2025-06-01) or date-time with a zone (2025-06-01T12:00:00Z), got ${JSON.stringify(text.slice(0, 40))}`, { code: 'DATE_INVALID', field: name });
+  }
+  return ms;
+}
 
 export function mountVerifications(router: KycRouter, deps: { sessions: SessionService }): void {
   const { sessions } = deps;
@@ -95,15 +113,21 @@ export function mountVerifications(router: KycRouter, deps: { sessions: SessionS
     return new Reply(201, await sessions.create(caller(req.caller), input));
   });
 
-  router.add('GET', '/v1/verifications', 'apiKey', async (req) => {
-    onlyQuery(req.query, ['status', 'limit', 'offset']);
+  router.add('GET', '/v1/verifications', 'member', async (req) => {
+    requireRole(req.caller, CAN.read, ['api-key']);
+    onlyQuery(req.query, ['status', 'mode', 'from', 'to', 'limit', 'offset']);
     const status = queryEnum(req.query, 'status', SESSION_STATUSES);
+    const mode = queryEnum(req.query, 'mode', API_KEY_MODES);
+    const from = queryDate(req.query, 'from', 'start');
+    const to = queryDate(req.query, 'to', 'end');
+    if (from !== undefined && to !== undefined && from > to) throw new HttpProblem('validation', `from (${req.query.get('from')}) is after to (${req.query.get('to')})`, { code: 'DATE_RANGE_INVALID', field: 'from' });
     const limit = queryInt(req.query, 'limit', 20, 1, 100);
     const offset = queryInt(req.query, 'offset', 0, 0, 1_000_000_000);
-    return sessions.list(req.tenantId, { ...(status ? { status } : {}), limit, offset });
+    return sessions.list(req.tenantId, { ...(status ? { status } : {}), ...(mode ? { mode } : {}), ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), limit, offset });
   });
 
-  router.add('GET', new RegExp(`^/v1/verifications/${ID}$`), 'apiKey', async (req) => {
+  router.add('GET', new RegExp(`^/v1/verifications/${ID}$`), 'member', async (req) => {
+    requireRole(req.caller, CAN.read, ['api-key']);
     onlyQuery(req.query, []);
     return { session: await sessions.get(req.tenantId, req.params[0]!) };
   });

@@ -15,6 +15,7 @@ import { loadServiceKey, type ServiceKey } from '../../../../plugins/common/chai
 import { IssuanceService } from '../../../../plugins/kyc/issuance/issuer.js';
 import { loadBbsKey } from '../../../../plugins/kyc/issuance/bbs.js';
 import type { BbsKeyPair } from '../../../../node/crypto/bbs.js';
+import { listCredentials } from '../../../../plugins/kyc/issuance/list.js';
 import { Revoker } from '../../../../plugins/kyc/issuance/revocation.js';
 import { TxSender } from '../../../../plugins/common/chain/tx-sender.js';
 import { OfferStore } from '../../../../plugins/kyc/oid4vci/offers.js';
@@ -96,7 +97,12 @@ export class IssuancePlugin implements Plugin {
     this.revoker = new Revoker(this.base, this.key, this.tx, this.issuance.store, this.sink);
     const router = createKycRouter(ctx.http, { require: (c: RequestContext, level: Exclude<KycLevel, 'none'>) => this.authenticate(c, level) }, { errorsBase: config.errorsBase, log: ctx.log });
     mountOid4vci({ http: ctx.http, router, server: new Oid4vciServer(this.base, this.offers, this.issuance.store), offers: this.offers, publicUrl: this.base.publicUrl, now: this.base.now, log: ctx.log });
-    mountCredentialRoutes({ router, revoker: this.revoker, findSession: async (org, id) => (this.sessions.get(id)?.organizationId === org ? this.sessions.get(id) : undefined) });
+    mountCredentialRoutes({
+      router,
+      revoker: this.revoker,
+      findSession: async (org, id) => (this.sessions.get(id)?.organizationId === org ? this.sessions.get(id) : undefined),
+      list: (org, filter) => listCredentials(this.issuance.store.credentials, org, async (id) => this.sessions.get(id), filter),
+    });
     mountRevocationLists({ router, chain: ctx.chain, key: this.key, publicUrl: this.base.publicUrl });
     router.fallback('/v1');
   }
@@ -123,7 +129,7 @@ export class IssuancePlugin implements Plugin {
   private async authenticate(ctx: RequestContext, level: Exclude<KycLevel, 'none'>): Promise<KycCaller> {
     const key = ctx.req.headers['x-api-key'];
     const org = typeof key === 'string' ? API_KEYS[key] : undefined;
-    if (level !== 'apiKey' || !org) throw noCredential('kyc', 'send an API key in x-api-key');
+    if ((level !== 'apiKey' && level !== 'member') || !org) throw noCredential('kyc', 'send an API key in x-api-key');
     return { organizationId: org, via: 'api-key', apiKey: { id: `key_${org}`, mode: 'sandbox' } };
   }
 

@@ -11,10 +11,16 @@ import { parseKycConfig } from '../../../../plugins/kyc/config.js';
 import type { KycCaller, KycLevel } from '../../../../plugins/kyc/http/auth-levels.js';
 import { createKycRouter } from '../../../../plugins/kyc/http/router.js';
 import { mountHostedApi } from '../../../../plugins/kyc/http/routes/hosted-api.js';
+import { mountCredentialRoutes } from '../../../../plugins/kyc/http/routes/credentials.js';
 import { mountEvidence } from '../../../../plugins/kyc/http/routes/evidence.js';
+import { mountTimeline } from '../../../../plugins/kyc/http/routes/timeline.js';
+import { JobStore } from '../../../../plugins/kyc/issuance/jobs.js';
+import { listCredentials } from '../../../../plugins/kyc/issuance/list.js';
+import { SessionHistory } from '../../../../plugins/kyc/verification/history.js';
+import { KycWebhooks } from '../../../../plugins/kyc/webhooks/events.js';
 import { mountReview } from '../../../../plugins/kyc/http/routes/review.js';
 import { mountVerifications } from '../../../../plugins/kyc/http/routes/verifications.js';
-import type { CredentialIssuance, EventSink, IssuedCredential, KycBase, OrganizationDirectory } from '../../../../plugins/kyc/services.js';
+import type { CredentialIssuance, EventIdentity, EventSink, IssuedCredential, KycBase, OrganizationDirectory } from '../../../../plugins/kyc/services.js';
 import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import type { KycEvent, Organization, VerificationSession } from '../../../../plugins/kyc/types.js';
 import { createImageChecker, type ImageChecker } from '../../../../plugins/kyc/verification/checks/image.js';
@@ -53,8 +59,11 @@ export const MEMBERS: Record<string, KycCaller> = {
 
 export class RecordingEvents implements EventSink {
   readonly events: Array<{ organizationId: string; type: KycEvent; data: Record<string, unknown> }> = [];
-  async emit(organizationId: string, type: KycEvent, data: Record<string, unknown>): Promise<void> {
+  /** where the events go on to, when a test sends them (the real webhooks part) */
+  forward?: EventSink;
+  async emit(organizationId: string, type: KycEvent, data: Record<string, unknown>, identity?: EventIdentity): Promise<void> {
     this.events.push({ organizationId, type, data });
+    await this.forward?.emit(organizationId, type, data, identity);
   }
   types(): string[] {
     return this.events.map((e) => e.type);
@@ -174,6 +183,8 @@ export class TestAuthenticator implements Authenticator<KycLevel, KycCaller> {
 
 export interface Served extends Setup {
   url: string;
+  /** the real webhooks part, on the same store: the sessions' events go to it */
+  webhooks: KycWebhooks;
   req(method: string, path: string, opts?: CallAs): Promise<{ status: number; headers: Headers; body: any }>;
   /** a GET whose answer is bytes (an evidence image) */
   bytes(path: string, opts?: CallAs): Promise<{ status: number; headers: Headers; bytes: Buffer }>;
@@ -197,6 +208,17 @@ export async function serve(t: Test, opts: Parameters<typeof setup>[1] = {}): Pr
   mountHostedApi(router, { sessions: s.sessions });
   mountReview(router, { review: s.review, emailOf: async (userId) => `${userId.slice(4)}@example.test` });
   mountEvidence(router, { evidence: s.review.evidence });
+  const webhooks = new KycWebhooks({ config: s.base.config, db: s.base.db, log: s.base.log, now: () => Date.now() });
+  await webhooks.start();
+  t.teardown(() => webhooks.stop());
+  s.events.forward = webhooks;
+  mountTimeline(router, { history: new SessionHistory(s.sessions, webhooks) });
+  mountCredentialRoutes({
+    router,
+    revoker: { revoke: async () => { throw new Error('revocations need the chain: test/e2e covers them'); } },
+    findSession: async (org, id) => (await s.sessions.store.get(id))?.organizationId === org ? s.sessions.store.get(id) : undefined,
+    list: (org, filter) => listCredentials(new JobStore(s.base.db).credentials, org, (id) => s.sessions.store.get(id), filter),
+  });
   router.fallback('/v1');
   const { port } = await http.listen();
   t.teardown(() => http.close());
@@ -213,7 +235,7 @@ export async function serve(t: Test, opts: Parameters<typeof setup>[1] = {}): Pr
     const res = await fetch(`${url}${path}`, { headers: headersOf(o) });
     return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
   };
-  return { ...s, url, req, bytes };
+  return { ...s, url, webhooks, req, bytes };
 }
 
 /** A document upload form. */

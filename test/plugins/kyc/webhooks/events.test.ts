@@ -37,6 +37,10 @@ t.test('one event, one id, to every enabled endpoint of the organization that su
   t.equal(x!.headers['ledger-event-type'], 'verification.completed');
   t.match(x!.headers['ledger-signature'], /^t=\d+,v1=[0-9a-f]{64}$/);
   t.equal(verifyWebhookSignature(x!.headers['ledger-signature'], x!.body, x!.signedWith!.slice(6)), false, 'the key is the whole secret, prefix included');
+  const ofEvent = await p.webhooks.deliveriesOfEvent(ORG, x!.json.id);
+  t.same(new Set(ofEvent.map((d) => d.endpointId)), new Set([a.id, b.id]), "the event's deliveries, one per endpoint it went to");
+  t.ok(ofEvent.every((d) => d.eventId === x!.json.id && d.eventType === 'verification.completed'));
+  t.same(await p.webhooks.deliveriesOfEvent('org_b', x!.json.id), [], "another organization's view of the event is empty");
 
   await p.webhooks.emit(ORG, 'credential.revoked', { credentialId: 'c', subjectDid: 'did:x:y', revokedBy: 'did:x:z', reason: 'r', txHash: 'ab' });
   await new Promise((r) => setTimeout(r, 200));
@@ -108,6 +112,7 @@ t.test('always 500: six attempts, then failed; a resend is a new delivery of the
   await until(async () => (await p.webhooks.delivery(ep, again.id))?.status === 'delivered', 2000, 'delivered');
   await t.rejects(p.webhooks.resend(ep, again.id), { code: 'WEBHOOK_DELIVERY_NOT_FAILED' });
   await t.rejects(p.webhooks.resend(ep, 'del_nope'), { code: 'WEBHOOK_DELIVERY_NOT_FOUND' });
+  t.same((await p.webhooks.deliveriesOfEvent(ORG, failed.eventId)).map((d) => [d.id, d.status]), [[failed.id, 'failed'], [again.id, 'delivered']], 'the resend is listed with the event, after the original');
 });
 
 t.test('no answer within timeoutMs is a failed attempt', async (t) => {

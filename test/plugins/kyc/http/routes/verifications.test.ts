@@ -18,7 +18,7 @@ t.test('create, read, list over HTTP; errors are Problems', async (t) => {
   t.notOk('tokenHash' in read.body.session);
   t.notOk('steps' in read.body.session);
   const list = await h.req('GET', '/v1/verifications?status=pending&limit=5', { key: 'sk_live_a' });
-  t.same(list.body, { sessions: [{ id: session.id, status: 'pending', level: 2, subjectDid: LEDGER_DID, credentialId: null, createdAt: session.createdAt, completedAt: null, metadata: { order: '17' } }], total: 1 });
+  t.same(list.body, { sessions: [{ id: session.id, status: 'pending', level: 2, sandbox: false, subjectDid: LEDGER_DID, credentialId: null, createdAt: session.createdAt, completedAt: null, metadata: { order: '17' } }], total: 1 });
 
   const bad = async (body: unknown, field: string, key = 'sk_live_a', status = 400) => {
     const r = await h.req('POST', '/v1/verifications', { key, body });
@@ -149,4 +149,52 @@ t.test('upload limits: 10 MB per document (413), multipart only', async (t) => {
   t.equal(ok.status, 201);
   t.equal((await h.req('GET', `/v1/verifications/${session.id}`, { key: 'sk_live_a' })).body.session.status, 'processing', 'final=true triggers processing');
   t.same(h.events.events, [], 'live mode: no decision by itself');
+});
+
+t.test("a member's account reads the sessions; the list filters by mode and createdAt", async (t) => {
+  const h = await serve(t);
+  const at = (iso: string) => (h.clock.now = Date.parse(iso));
+  at('2025-06-01T08:00:00.000Z');
+  const live1 = (await h.req('POST', '/v1/verifications', { key: 'sk_live_a', body: { level: 1 } })).body.session;
+  at('2025-06-01T23:59:59.999Z');
+  const sandbox1 = (await h.req('POST', '/v1/verifications', { key: 'sk_sandbox_a', body: { level: 1 } })).body.session;
+  at('2025-06-02T00:00:00.000Z');
+  const live2 = (await h.req('POST', '/v1/verifications', { key: 'sk_live_a', body: { level: 2 } })).body.session;
+  at('2025-06-03T12:00:00.000Z');
+  const sandbox2 = (await h.req('POST', '/v1/verifications', { key: 'sk_sandbox_a', body: { level: 1 } })).body.session;
+  await h.req('POST', '/v1/verifications', { key: 'sk_live_b', body: { level: 1 } });
+
+  const ids = async (query: string, as: { key?: string; jwt?: string } = { jwt: 'jwt_developer_a' }) => {
+    const r = await h.req('GET', `/v1/verifications${query}`, as);
+    t.equal(r.status, 200, query);
+    return r.body.sessions.map((s: { id: string }) => s.id);
+  };
+  t.same(await ids(''), [sandbox2.id, live2.id, sandbox1.id, live1.id], 'any member, newest first, its organization only');
+  t.same(await ids('', { key: 'sk_live_a' }), [sandbox2.id, live2.id, sandbox1.id, live1.id], 'the API key as before');
+  t.same(await ids('', { jwt: 'jwt_reviewer_b' }), [(await h.req('GET', '/v1/verifications', { key: 'sk_live_b' })).body.sessions[0].id]);
+  t.same(await ids('?mode=live'), [live2.id, live1.id]);
+  t.same(await ids('?mode=sandbox'), [sandbox2.id, sandbox1.id]);
+  t.same(await ids('?from=2025-06-02'), [sandbox2.id, live2.id], 'a date is from its start');
+  t.same(await ids('?to=2025-06-01'), [sandbox1.id, live1.id], 'a date is to its end, inclusive');
+  t.same(await ids('?from=2025-06-01T08:00:00Z&to=2025-06-02T00:00:00Z'), [live2.id, sandbox1.id, live1.id], 'date-times are inclusive');
+  t.same(await ids('?from=2025-06-01T10:00:00%2B02:00&to=2025-06-01T09:00:00Z&mode=live'), [live1.id], 'with a zone offset');
+  t.same(await ids('?from=2025-06-02&mode=live&status=pending'), [live2.id]);
+  const page = await h.req('GET', '/v1/verifications?mode=sandbox&limit=1&offset=1', { jwt: 'jwt_owner_a' });
+  t.same(page.body, { sessions: [{ id: sandbox1.id, status: 'pending', level: 1, sandbox: true, subjectDid: null, credentialId: null, createdAt: sandbox1.createdAt, completedAt: null, metadata: {} }], total: 2 });
+
+  const bad = async (query: string, field: string, code?: string) => t.match(await h.req('GET', `/v1/verifications?${query}`, { jwt: 'jwt_owner_a' }), { status: 400, body: { field, ...(code ? { code } : {}) } }, query);
+  await bad('mode=test', 'mode');
+  await bad('from=yesterday', 'from', 'DATE_INVALID');
+  await bad('to=2025-02-30', 'to', 'DATE_INVALID');
+  await bad('from=2025-06-01T12:00:00', 'from', 'DATE_INVALID');
+  await bad('from=2025-06-03&to=2025-06-01', 'from', 'DATE_RANGE_INVALID');
+  await bad('from=2025-06-01&from=2025-06-02', 'from');
+  await bad('since=2025-06-01', 'since');
+
+  const read = await h.req('GET', `/v1/verifications/${live1.id}`, { jwt: 'jwt_reviewer_a' });
+  t.match(read, { status: 200, body: { session: { id: live1.id, sandbox: false } } });
+  t.match(await h.req('GET', `/v1/verifications/${live1.id}`, { jwt: 'jwt_reviewer_b' }), { status: 404 }, "another organization's session");
+  t.match(await h.req('GET', '/v1/verifications', { operator: true }), { status: 403, body: { code: 'ROLE_FORBIDDEN' } }, 'the operator reads through the review desk');
+  t.equal((await h.req('GET', '/v1/verifications')).status, 401);
+  t.equal((await h.req('POST', '/v1/verifications', { jwt: 'jwt_owner_a', body: { level: 1 } })).status, 401, 'creating still takes an API key');
 });
