@@ -1,7 +1,7 @@
 // Who and what may reach the relay's operator API and event stream: API keys by scope, the webhook
 // with its test delivery, and the delivery log.
 import { api, can, enc, get } from './api.js';
-import { actionButton, field, form, h, say, scopeNote, select, short, state, table, time, title } from './dom.js';
+import { actionButton, field, filters, form, h, say, scopeNote, select, short, state, table, time, title } from './dom.js';
 
 const SCOPES = [
   ['read', 'read: every GET'],
@@ -111,12 +111,7 @@ export async function deliveryLogPage(_params, query) {
   const q = new URLSearchParams({ limit: '100' });
   if (recipient) q.set('recipient', recipient);
   const log = await get(`/delivery-log?${q}`);
-  const f = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filter the delivery log' }, field('Recipient DID', h('input', { name: 'recipient', value: recipient, autocomplete: 'off', spellcheck: 'false' })), h('button', { type: 'submit' }, 'Filter'));
-  f.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const v = String(new FormData(f).get('recipient') ?? '').trim();
-    location.hash = `#/delivery-log${v ? `?recipient=${enc(v)}` : ''}`;
-  });
+  const f = filters('Filter the delivery log', '#/delivery-log', [field('Recipient DID', h('input', { name: 'recipient', value: recipient, autocomplete: 'off', spellcheck: 'false' }))]);
   return [
     title('Delivery log'),
     f,

@@ -155,6 +155,18 @@ export function actionButton(attrs, text, action) {
   }, text);
 }
 
+/** A search form whose submit puts its non-empty fields in the query of the hash route `route`. */
+export function filters(label, route, fields) {
+  const f = h('form', { class: 'filters', role: 'search', 'aria-label': label }, fields, h('button', { type: 'submit' }, 'Filter'));
+  f.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const q = new URLSearchParams();
+    for (const [k, v] of new FormData(f)) if (String(v).trim()) q.set(k, String(v).trim());
+    location.hash = `${route}${q.size ? `?${q}` : ''}`;
+  });
+  return f;
+}
+
 /** A note saying why a control is missing: the credential's scope cannot do it. */
 export function scopeNote(what, needs) {
   return h('p', { class: 'note' }, `${what} needs an API key of scope ${needs} or a session; this credential cannot do it.`);

@@ -1,6 +1,6 @@
 // Mediations (grant, deny with a reason, revoke), each mediation's keylist, and the agents.
 import { api, can, enc, get } from './api.js';
-import { actionButton, field, form, h, scopeNote, select, short, state, table, time, title } from './dom.js';
+import { actionButton, field, filters, form, h, scopeNote, select, short, state, table, time, title } from './dom.js';
 
 const STATES = ['requested', 'granted', 'denied', 'revoked'];
 const DONE = { grant: 'granted', deny: 'denied', revoke: 'revoked' };
@@ -36,24 +36,15 @@ export async function mediationsPage(_params, query, page) {
   const recipient = (query.get('recipient') ?? '').trim();
   const shown = all.filter((m) => (!want || m.state === want) && (!recipient || m.recipientDid.includes(recipient)));
   const counts = Object.fromEntries(STATES.map((s) => [s, all.filter((m) => m.state === s).length]));
-  const filters = h(
-    'form',
-    { class: 'filters', role: 'search', 'aria-label': 'Filter mediations' },
+  const filterForm = filters('Filter mediations', '#/mediations', [
     field('State', select('state', [['', `any (${all.length})`], ...STATES.map((s) => [s, `${s} (${counts[s]})`])], want)),
     field('Recipient DID contains', h('input', { name: 'recipient', value: recipient, autocomplete: 'off', spellcheck: 'false' })),
-    h('button', { type: 'submit' }, 'Filter'),
-  );
-  filters.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const q = new URLSearchParams();
-    for (const [k, v] of new FormData(filters)) if (String(v).trim()) q.set(k, String(v).trim());
-    location.hash = `#/mediations${q.size ? `?${q}` : ''}`;
-  });
+  ]);
   return [
     title('Mediations'),
     h('p', { class: 'lede' }, 'Agents ask this relay to mediate for them over DIDComm (coordinate-mediation 2.0). Grant, deny or revoke each request here.'),
     can('manage') ? null : scopeNote('Granting, denying and revoking', 'manage'),
-    filters,
+    filterForm,
     table(
       `Mediations: ${shown.length} of ${all.length}`,
       [

@@ -2,7 +2,7 @@
 // the throughput chart.
 import { get } from './api.js';
 import { throughputChart, legend } from './chart.js';
-import { cards, field, h, select, short, state, table, time, title } from './dom.js';
+import { cards, field, filters, h, select, short, state, table, time, title } from './dom.js';
 
 const STATES = ['queued', 'live-delivered', 'delivered', 'acknowledged', 'expired', 'failed'];
 const PROTOCOLS = ['forward', 'pickup', 'coordinate-mediation'];
@@ -10,21 +10,11 @@ const LIMIT = 50;
 const WINDOWS = ['1h', '6h', '24h', '7d'];
 
 function filterForm(query) {
-  const f = h(
-    'form',
-    { class: 'filters', role: 'search', 'aria-label': 'Filter messages' },
+  return filters('Filter messages', '#/messages', [
     field('State', select('state', [['', 'any'], ...STATES.map((s) => [s, s])], query.get('state') ?? '')),
     field('Protocol', select('protocol', [['', 'any'], ...PROTOCOLS.map((p) => [p, p])], query.get('protocol') ?? '')),
     field('Recipient DID', h('input', { name: 'recipient', value: query.get('recipient') ?? '', autocomplete: 'off', spellcheck: 'false' })),
-    h('button', { type: 'submit' }, 'Filter'),
-  );
-  f.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const q = new URLSearchParams();
-    for (const [k, v] of new FormData(f)) if (String(v).trim()) q.set(k, String(v).trim());
-    location.hash = `#/messages${q.size ? `?${q}` : ''}`;
-  });
-  return f;
+  ]);
 }
 
 export async function messagesPage(_params, query) {
