@@ -1,6 +1,6 @@
 // The review desk (owner, admin, reviewer): live sessions waiting for a person's decision, oldest
-// first; one session's documents and liveness frames side by side. Approve stays disabled until
-// every piece was opened (the API refuses the decision otherwise, too).
+// first; one session's documents and liveness frames side by side. Approve and Reject stay
+// disabled until every piece was opened (the API refuses the decision otherwise, too).
 import { api, enc, get, query, state } from './api.js';
 import { badge, confirmDialog, field, h, mono, say, select, status, table, time, title } from './dom.js';
 import { decisionFacts, evidence, imageFigure } from './session-pages.js';
@@ -40,10 +40,13 @@ export async function reviewPage([id], ctx) {
   const out = status();
   const approve = h('button', { type: 'button', disabled: pieces.length > 0, 'aria-describedby': 'approve-hint' }, 'Approve');
   const hint = h('p', { class: 'hint', id: 'approve-hint' });
+  const rejectButton = h('button', { type: 'submit', class: 'danger', 'aria-describedby': 'approve-hint' }, 'Reject');
+  // the API takes no decision, approval or rejection, before the reviewer opened every piece
   const progress = () => {
     const left = pieces.length - opened.size;
     approve.disabled = left > 0;
-    hint.textContent = left > 0 ? `Open ${left} more piece${left === 1 ? '' : 's'} of evidence to approve.` : 'You have opened every piece of evidence.';
+    rejectButton.disabled = left > 0;
+    hint.textContent = left > 0 ? `Open ${left} more piece${left === 1 ? '' : 's'} of evidence to decide.` : 'You have opened every piece of evidence.';
   };
   const figures = pieces.map((p) => imageFigure(p, (piece) => {
     opened.add(piece.key);
@@ -71,7 +74,7 @@ export async function reviewPage([id], ctx) {
     field('Reason', reason),
     other,
     field('Message', h('textarea', { name: 'message', maxlength: '500', rows: '3' }), 'Optional; kept with the decision.'),
-    h('button', { type: 'submit', class: 'danger' }, 'Reject'));
+    rejectButton);
   reject.addEventListener('submit', async (e) => {
     e.preventDefault();
     const data = new FormData(reject);

@@ -122,16 +122,15 @@ export function explorerLink(credentialId) {
 export async function sessionPage([id], ctx) {
   const { session } = await get(`/verifications/${enc(id)}`);
   const base = `/verifications/${enc(id)}`;
-  const [list, timeline, events, credential] = await Promise.all([
+  const [list, history, credentials] = await Promise.all([
     optional(`${base}/evidence`),
     optional(`${base}/timeline`),
-    optional(`/verifications/${enc(id)}/events`),
-    session.credentialId ? optional(`/credentials/${enc(session.credentialId)}`) : null,
+    session.credentialId && state.can.credentials ? get(`/credentials${query({ mode: session.sandbox ? 'sandbox' : 'live', limit: 100 })}`) : null,
   ]);
   const pieces = list ? evidence(list, base) : [];
   const figures = pieces.map((p) => imageFigure(p));
   ctx.onLeave(() => figures.forEach((f) => f.revoke()));
-  const cred = credential?.credential ?? credential;
+  const cred = credentials?.credentials.find((c) => c.credentialId === session.credentialId);
   return [
     title('Session'),
     h('p', {}, mono(session.id, { full: true }), ' ', badge(session.status), ' ', session.sandbox ? badge('sandbox', 'wait') : badge('live', 'ok')),
@@ -150,14 +149,14 @@ export async function sessionPage([id], ctx) {
     h('h2', {}, 'Liveness'),
     session.liveness ? facts([['Status', badge(session.liveness.status)], ['Score', session.liveness.score ?? '—'], ['Completed', time(session.liveness.completedAt)]]) : h('p', { class: 'empty' }, 'No liveness check yet.'),
     pieces.length ? [h('h2', {}, 'Images'), h('div', { class: 'gallery' }, figures.map((f) => f.fig))] : null,
-    timeline ? [h('h2', {}, 'Timeline'), timelineList(timeline.timeline ?? timeline.entries ?? [])] : null,
-    events ? [h('h2', {}, 'Webhook events'), eventsTable(events.events ?? events.data ?? [])] : null,
+    history ? [h('h2', {}, 'Timeline'), timelineList(history.timeline), h('h2', {}, 'Webhook events'), eventsTable(history.events)] : null,
     h('h2', {}, 'Credential'),
     session.credentialId
       ? facts([
           ['Credential', mono(session.credentialId, { full: true })],
-          cred ? ['On chain', badge(cred.status ?? (cred.revoked ? 'revoked' : 'issued'))] : null,
+          cred ? ['On chain', credentialStatus(cred)] : null,
           cred?.txHash ? ['Transaction', mono(cred.txHash)] : null,
+          cred?.revoked ? ['Revoked', [time(cred.revokedAt), cred.revocationReason ? ` — ${cred.revocationReason}` : '']] : null,
           ['Explorer', explorerLink(session.credentialId) ?? '—'],
         ])
       : h('p', { class: 'empty' }, 'No credential issued for this session.'),
@@ -170,10 +169,15 @@ export function timelineList(entries) {
     e.detail ? h('span', { class: 'detail' }, ` (${Object.entries(e.detail).filter(([, v]) => v !== null).map(([k, v]) => `${k}: ${v}`).join(', ')})`) : '')));
 }
 
+/** a credential's state on chain: registered (issued) or revoked */
+export function credentialStatus(c) {
+  return c.revoked ? badge('revoked') : c.txHash ? badge('issued') : badge('pending');
+}
+
 function eventsTable(events) {
   return table('Webhook events of this session', [
-    ['Event', (e) => h('span', {}, e.type ?? e.eventType, h('br'), mono(e.id ?? e.eventId))],
-    ['Deliveries', (e) => (e.deliveries ?? []).map((d) => h('span', { class: 'delivery' }, badge(d.status), ` ${d.statusCode ?? ''} `)) ],
+    ['Event', (e) => h('span', {}, e.type, h('br'), mono(e.id))],
+    ['Deliveries', (e) => (e.deliveries.length ? e.deliveries.map((d) => h('span', { class: 'delivery' }, badge(d.status), d.statusCode ? ` HTTP ${d.statusCode}` : '', ` (attempt ${d.attemptNumber}) `)) : 'no endpoint')],
     ['Created', (e) => time(e.createdAt)],
   ], events, { empty: 'No events sent for this session.' });
 }
