@@ -12,15 +12,12 @@ export function actorText(a) {
   return { operator: 'the operator', provider: 'the verification provider', sandbox: 'the sandbox', 'api-key': 'an API key', subject: 'the person verifying', system: 'the service' }[a.kind] ?? a.kind;
 }
 
-/** yyyy-mm-dd of a date input as the ISO start (or end) of that day in UTC */
-const day = (value, end) => (value ? `${value}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : undefined);
-
 export async function sessionsPage(_, ctx) {
   const q = ctx.query;
   const page = Number(q.get('page') ?? 1) || 1;
   const limit = 20;
   const filter = { status: q.get('status') ?? '', from: q.get('from') ?? '', to: q.get('to') ?? '' };
-  const { sessions, total } = await get(`/verifications${query({ mode: state.mode, status: filter.status, from: day(filter.from), to: day(filter.to, true), limit, offset: (page - 1) * limit })}`);
+  const { sessions, total } = await get(`/verifications${query({ mode: state.mode, status: filter.status, from: filter.from, to: filter.to, limit, offset: (page - 1) * limit })}`);
   const form = h(
     'form',
     { class: 'filters', role: 'search', 'aria-label': 'Filter sessions' },
