@@ -158,6 +158,22 @@ t.test('accounts, sandbox outcomes, webhooks and a credential on chain', async (
     const completed = await receiver.waitFor((e) => e.type === 'verification.completed' && e.data.verificationId === live.id);
     const issued = await receiver.waitFor((e) => e.type === 'credential.issued' && e.data.credentialId === completed.data.credentialId);
     t.match(await n.rpc.credentialVerify(issued.data.credentialId as string), { valid: true, credential: { kyc_level: 1 } });
+
+    // the owner's account reads the session's history and revokes the credential
+    const ownerId = (await api.call('GET', '/v1/auth/me', { auth: 'jwt' })).user.id;
+    const timeline = await api.call('GET', `/v1/verifications/${live.id}/timeline`, { auth: 'jwt' });
+    t.same(timeline.timeline.map((e: { type: string }) => e.type), ['created', 'document_uploaded', 'processing', 'decided', 'completed', 'credential_issued']);
+    t.match(timeline.timeline[3], { actor: { kind: 'operator' }, detail: { outcome: 'pass' } });
+    t.same(timeline.events.map((e: { id: string }) => e.id), [completed.id, issued.id], 'the events the receiver got, by id');
+    t.match(timeline.events[0].deliveries, [{ endpointId: hook.id, status: 'delivered', statusCode: 200 }]);
+    const revoked = await api.call('POST', `/v1/verifications/${live.id}/revoke`, { auth: 'jwt', body: { reason: 'reported stolen' } });
+    t.match(revoked, { credentialId: issued.data.credentialId, revoked: true, txHash: /^[0-9a-f]{64}$/ });
+    t.match(await n.rpc.credentialVerify(issued.data.credentialId as string), { valid: false, revoked: true });
+    const after = await api.call('GET', `/v1/verifications/${live.id}/timeline`, { auth: 'jwt' });
+    t.match(after.timeline.at(-1), { type: 'credential_revoked', actor: { kind: 'user', userId: ownerId }, detail: { credentialId: issued.data.credentialId, reason: 'reported stolen' } });
+    t.match(after.events.at(-1), { type: 'credential.revoked', deliveries: [] }, 'sent, to no endpoint: none subscribes to it');
+    const listed = await api.call('GET', '/v1/credentials?mode=live', { auth: 'jwt' });
+    t.match(listed, { total: 1, credentials: [{ credentialId: issued.data.credentialId, sessionId: live.id, level: 1, revoked: true, revocationReason: 'reported stolen' }] });
   });
 
   t.equal(receiver.rejected, 0, 'every delivery carried a valid signature');
