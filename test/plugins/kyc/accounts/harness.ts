@@ -83,7 +83,7 @@ export async function harness(t: Test, opts: { smtp?: boolean; oidc?: boolean; o
   mountTeam(router, { team: accounts.team });
   if (opts.probe) {
     // echoes the caller of each level, to test the authenticator through real requests
-    for (const level of ['jwt', 'apiKey', 'bearer', 'operator'] as const) router.add('GET', `/v1/probe/${level}`, level, (req) => req.caller);
+    for (const level of ['jwt', 'apiKey', 'bearer', 'operator', 'member'] as const) router.add('GET', `/v1/probe/${level}`, level, (req) => req.caller);
   }
   router.fallback('/v1');
   t.teardown(async () => {
