@@ -7,7 +7,7 @@ import { readDocumentForm, readLivenessForm } from './verifications.js';
 /**
  * The hosted flow's routes, authenticated by the session token in the path (seed 001 A):
  *
- *   GET  /v1/verifications/s/<sessionToken>                      {session} (the hosted view)
+ *   GET  /v1/verifications/s/<sessionToken>                      {session} (the hosted view, with organization {name, logo?, color?})
  *   POST /v1/verifications/s/<sessionToken>/documents            the same form as the API-key upload; 201 {document}
  *   GET  /v1/verifications/s/<sessionToken>/liveness-challenge   {challenge}
  *   POST /v1/verifications/s/<sessionToken>/liveness             the same form as the API-key liveness

@@ -43,6 +43,8 @@ const HOSTED_SOURCES = [
 const NOT_ON_HOSTED_ROUTES = new Set([
   'SANDBOX_KEY_LIVE_SESSION', // creating a session (API key)
   'SANDBOX_OUTCOME_LIVE', // creating a session
+  'DATE_INVALID', // the session list's from and to (API key)
+  'DATE_RANGE_INVALID',
   'SESSION_NOT_IN_REVIEW', // the operator's decisions
   'DOCUMENT_NOT_FOUND', // the review queue's document images
   'CREDENTIAL_NOT_EXPECTED', // the issuer reporting a credential
