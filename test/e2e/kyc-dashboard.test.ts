@@ -4,6 +4,8 @@ import { KycClient } from '../../bench/lib/kyc/client.js';
 import { testJpeg } from '../../bench/lib/kyc/images.js';
 import { WebhookReceiver } from '../../bench/lib/kyc/receiver.js';
 import { rendered, snap, watchConsole, WIDE } from '../plugins/kyc/dashboard/browser-helpers.js';
+import { freePortRange } from '../../node/devnet/ports.js';
+import { startOidcProvider } from '../plugins/common/auth/oidc-provider.js';
 import { chromiumMissing, launchChromium } from './browser.js';
 import { startKycNode } from './kyc/setup.js';
 
@@ -232,5 +234,43 @@ t.test('the dashboard: sign up, API keys, webhooks, TOTP, organization, sandbox 
 
   t.same(errors, [], 'no console error (a CSP violation is one)');
   t.same(problems, [], 'every page passes the contrast and labels checks at both widths, light and dark, without sideways scrolling');
+  await n.node.stop();
+});
+
+t.test('sign-in with a configured OpenID provider: a button per provider, its login and consent, back signed in', { skip: chromiumMissing() }, async (t) => {
+  const port = await freePortRange(1);
+  const base = `http://127.0.0.1:${port}`;
+  const oidc = await startOidcProvider({ clientId: 'kyc-dashboard', redirectUris: [`${base}/v1/auth/acme/callback`], interactive: true });
+  t.teardown(() => oidc.close());
+  const n = await startKycNode(t, { providers: { acme: { issuer: oidc.issuer, clientId: oidc.clientId, clientSecret: oidc.clientSecret } } }, { kycPort: port });
+  t.same(await (await fetch(`${base}/dashboard/config.json`)).json(), { providers: ['acme'], explorerUrl: null }, 'config.json names the provider');
+
+  const browser = await launchChromium(t);
+  const page = await (await browser.newContext({ viewport: WIDE })).newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    // the provider's own pages are not the dashboard's; the app's probes of absent parts are expected
+    if (m.type() === 'error' && m.location().url.startsWith(base) && !/status of (401|404)/.test(m.text())) errors.push(m.text());
+  });
+  await page.goto(`${base}/dashboard`);
+  await rendered(page, 'sign in');
+  await page.getByRole('link', { name: 'Sign in with acme' }).click();
+  await page.waitForURL(`${oidc.issuer}/interaction/**`);
+  await page.getByLabel('Account').fill('operator-1');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  t.notMatch(page.url(), /token=/, 'the token left the address bar');
+  t.match(await page.locator('#account .who').textContent(), /Test Operator's organization.*operator@example\.org · owner/, 'signed in as the provider\'s account, the owner of a new organization');
+
+  await page.getByRole('link', { name: 'API keys' }).click();
+  await rendered(page, 'api keys');
+  await page.getByLabel('Name').fill('from sso');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const key = (await page.locator('#new-key').textContent())!;
+  const me = await fetch(`${base}/v1/webhooks`, { headers: { authorization: `Bearer ${key}` } });
+  t.equal(me.status, 200, 'the key made by the provider-signed-in account works on the API');
+  t.same(errors, [], 'no console error on the dashboard');
   await n.node.stop();
 });
