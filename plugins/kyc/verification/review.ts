@@ -40,9 +40,14 @@ export class ReviewQueue {
   }
 
   /** A document's image (the operator's base64 route); it counts as opened. */
-  image(reviewer: Reviewer, sessionId: string, documentId: string): Promise<{ mediaType: string; bytes: Uint8Array }> {
-    if (!documentId.startsWith('doc_')) throw new LedgerError('DOCUMENT_NOT_FOUND', 'no such document in this session', 'not_found');
-    return this.evidence.image(reviewer, sessionId, documentId);
+  async image(reviewer: Reviewer, sessionId: string, documentId: string): Promise<{ mediaType: string; bytes: Uint8Array }> {
+    const noDocument = () => new LedgerError('DOCUMENT_NOT_FOUND', 'no such document in this session', 'not_found');
+    if (!documentId.startsWith('doc_')) throw noDocument();
+    try {
+      return await this.evidence.image(reviewer, sessionId, documentId);
+    } catch (err) {
+      throw err instanceof LedgerError && err.code === 'EVIDENCE_NOT_FOUND' ? noDocument() : err;
+    }
   }
 
   private async decide(reviewer: Reviewer, sessionId: string, decision: { outcome: 'pass' } | { outcome: 'fail'; reason: string; message: string }): Promise<Record<string, unknown>> {

@@ -56,7 +56,8 @@ t.test('the operator review queue decides live sessions once the evidence is ope
   t.match(h.events.events[2]!.data, { verificationId: c.id, status: 'failed', outcome: 'fail', reason: 'face_mismatch', message: 'the selfie is of someone else' });
   t.equal((await h.req('GET', '/v1/review/sessions', { operator: true })).body.total, 0);
   t.equal((await h.req('POST', '/v1/review/sessions/ver_nope/approve', { operator: true })).status, 404);
-  t.equal((await h.req('GET', `/v1/review/sessions/${a.id}/documents/doc_nope`, { operator: true })).status, 404);
+  t.match(await h.req('GET', `/v1/review/sessions/${a.id}/documents/doc_nope`, { operator: true }), { status: 404, body: { code: 'DOCUMENT_NOT_FOUND' } });
+  t.match(await h.req('GET', `/v1/review/sessions/${a.id}/documents/frame_0`, { operator: true }), { status: 404, body: { code: 'DOCUMENT_NOT_FOUND' } }, 'the base64 route serves documents only');
 });
 
 t.test("a member's review desk: its organization only, every document and frame opened by the same reviewer", async (t) => {
