@@ -176,5 +176,28 @@ t.test('accounts, sandbox outcomes, webhooks and a credential on chain', async (
     t.match(listed, { total: 1, credentials: [{ credentialId: issued.data.credentialId, sessionId: live.id, level: 1, revoked: true, revocationReason: 'reported stolen' }] });
   });
 
+  await t.test("the organization's owner reviews a live session with its face on the desk", async (t) => {
+    const live = (await api.createSession({ level: 2 })).session;
+    await api.uploadDocument(live.id, testJpeg(1000, 700, 9), { type: 'passport', side: 'front', final: true });
+    await api.livenessChallenge(live.id);
+    await api.liveness(live.id, [testJpeg(320, 320, 10), testJpeg(320, 320, 11)]);
+    const desk = await api.call('GET', '/v1/review/sessions', { auth: 'jwt' });
+    t.same(desk.sessions.map((s: { id: string }) => s.id), [live.id], "the organization's own session waiting for a decision");
+    const path = `/v1/review/sessions/${live.id}`;
+    const evidence = await api.call('GET', `${path}/evidence`, { auth: 'jwt' });
+    t.equal(evidence.liveness.frames.length, 2, 'the liveness frames are evidence');
+    const auth = { authorization: `Bearer ${api.jwt}` };
+    for (const id of evidence.unopened.slice(0, -1)) await (await fetch(`${n.kyc}${path}/evidence/${id}`, { headers: auth })).arrayBuffer();
+    const refused = await fetch(`${n.kyc}${path}/reject`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'face_mismatch' }) });
+    t.match(await refused.json(), { status: 409, code: 'EVIDENCE_NOT_OPENED', detail: /frame_1/ }, 'the last frame was not opened');
+    const last = await fetch(`${n.kyc}${path}/evidence/frame_1`, { headers: auth });
+    t.equal(last.headers.get('cache-control'), 'no-store');
+    await last.arrayBuffer();
+    const rejected = await api.call('POST', `${path}/reject`, { auth: 'jwt', body: { reason: 'face_mismatch', message: 'the face is not the passport photo' } });
+    t.match(rejected.session.review, { outcome: 'fail', reason: 'face_mismatch', decidedBy: { kind: 'user', email: 'owner@example.org' } });
+    const failed = await receiver.waitFor((e) => e.type === 'verification.failed' && e.data.verificationId === live.id);
+    t.match(failed.data, { reason: 'face_mismatch', message: 'the face is not the passport photo' });
+  });
+
   t.equal(receiver.rejected, 0, 'every delivery carried a valid signature');
 });
