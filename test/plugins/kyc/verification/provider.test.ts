@@ -55,6 +55,7 @@ t.test('a configured provider decides live sessions; errors leave them in review
   const passed = await run(2, LEDGER_DID);
   t.equal(passed.status, 'processing', 'passed, waiting for the credential');
   t.match(passed.liveness, { status: 'passed', score: 0.91 });
+  t.match(passed.review, { outcome: 'pass', decidedBy: { kind: 'provider' }, decidedAt: /Z$/ }, 'the decision says the provider made it');
   t.same(issuance.requests.map((s) => s.id), [passed.id]);
   t.equal(endpoint.seen.length, 1);
   t.ok(endpoint.seen[0]!.ok, 'the request is signed with the provider secret');
