@@ -14,8 +14,10 @@ import { OPERATOR_TOKEN, startKycNode, subjectOnChain } from './kyc/setup.js';
  * the reviewer's desk lists both, oldest first, with documents and liveness frames side by side.
  * Approve stays disabled until every piece was opened (and the API refuses it too); approving
  * puts the credential on chain (JSON-RPC says valid) and sends verification.completed and
- * credential.issued; rejecting with a reason code sends verification.failed. A member's role is
- * changed and another removed. Each result is checked through the REST API.
+ * credential.issued; rejecting with a reason code sends verification.failed. The owner finds the
+ * sessions by mode and status, sees one's images, timeline, webhook events and credential (with
+ * its explorer link), and revokes the credential; a member's role is changed and another
+ * removed. Each result is checked through the REST API.
  */
 
 const OWNER = { email: 'owner@review.example', password: 'the owner passphrase' };
@@ -206,6 +208,57 @@ t.test('live sessions decided on the review desk by an invited reviewer', { skip
     t.match((await rest.getSession(b.session.id)).session, { status: 'failed', reason: 'face_mismatch', review: { outcome: 'fail', reason: 'face_mismatch', message: 'The selfie shows someone else.' } }, 'failed through the API');
     const failed = await receiver.waitFor((e) => e.type === 'verification.failed' && e.data.verificationId === b.session.id);
     t.match(failed.data, { reason: 'face_mismatch' }, 'verification.failed arrives with the reason');
+  });
+
+  await t.test('the owner\'s Sessions page: live sessions by status, one session\'s images, timeline, webhook events and credential', async (t) => {
+    const credentialId = (await rest.getSession(a.session.id)).session.credentialId as string;
+    await owner.getByRole('link', { name: 'Sessions' }).click();
+    await rendered(owner, 'sessions');
+    t.equal(await owner.getByText('No sessions match.').count(), 1, 'no sandbox sessions');
+    await owner.getByRole('switch', { name: 'Sandbox data' }).uncheck();
+    await rendered(owner, 'sessions');
+    t.same(await owner.getByRole('link', { name: /^ver_/ }).allTextContents(), [b.session.id, a.session.id], 'live: both, newest first');
+    await owner.getByLabel('Status').selectOption('completed');
+    await owner.getByRole('button', { name: 'Filter' }).click();
+    await owner.waitForURL(/status=completed/);
+    await rendered(owner, 'sessions');
+    t.same(await owner.getByRole('link', { name: /^ver_/ }).allTextContents(), [a.session.id], 'filtered by status');
+    const listed = await rest.call('GET', '/v1/verifications?status=completed&mode=live', { auth: 'jwt' });
+    t.same(listed.sessions.map((s: { id: string }) => s.id), [a.session.id], 'as the API lists them');
+    problems.push(...(await snap(owner, 'sessions')));
+
+    await owner.getByRole('link', { name: a.session.id }).click();
+    await rendered(owner, 'session');
+    await owner.getByRole('button', { name: 'Open passport, front' }).click();
+    await owner.locator('figure[data-opened] img[src^="blob:"]').first().waitFor();
+    t.match(await owner.locator('.decision').textContent(), /approved by rita@review\.example/, 'the decision with who made it');
+    const history = await rest.call('GET', `/v1/verifications/${a.session.id}/timeline`, { auth: 'jwt' });
+    t.equal(await owner.locator('ol.timeline li').count(), history.timeline.length, 'every timeline entry of the API');
+    t.match(await owner.locator('ol.timeline').textContent(), /decided by rita@review\.example/);
+    t.ok(await owner.getByRole('cell', { name: /verification\.completed/ }).count(), 'the webhook events sent');
+    t.equal(await owner.getByRole('link', { name: 'View on the explorer' }).getAttribute('href'), `${EXPLORER}/#/credential/${encodeURIComponent(credentialId).replaceAll('%3A', ':')}`, 'the credential links to the explorer');
+    problems.push(...(await snap(owner, 'session')));
+    await owner.getByRole('switch', { name: 'Sandbox data' }).check();
+  });
+
+  await t.test('the owner sees the live credential with its explorer link and revokes it', async (t) => {
+    const credentialId = (await rest.getSession(a.session.id)).session.credentialId as string;
+    await owner.getByRole('link', { name: 'Credentials' }).click();
+    await rendered(owner, 'credentials');
+    t.equal(await owner.getByText('No sandbox credentials yet.').count(), 1, 'none in sandbox');
+    await owner.getByRole('switch', { name: 'Sandbox data' }).uncheck();
+    await rendered(owner, 'credentials');
+    const explorer = owner.getByRole('link', { name: 'View on the explorer' });
+    t.equal(await explorer.getAttribute('href'), `${EXPLORER}/#/credential/${encodeURIComponent(credentialId).replaceAll('%3A', ':')}`, 'a link to the explorer\'s credential page');
+    problems.push(...(await snap(owner, 'credentials')));
+    await owner.getByRole('button', { name: `Revoke ${credentialId}` }).click();
+    const dialog = owner.getByRole('dialog', { name: 'Revoke this credential?' });
+    await dialog.getByLabel('Reason').fill('fraud reported');
+    await dialog.getByRole('button', { name: 'Revoke credential' }).click();
+    await owner.getByRole('cell', { name: /fraud reported/ }).waitFor({ timeout: 60_000 });
+    t.match((await rest.call('GET', '/v1/credentials?mode=live', { auth: 'jwt' })).credentials, [{ credentialId, revoked: true, revocationReason: 'fraud reported' }], 'revoked through the API');
+    t.match(await n.rpc.credentialVerify(credentialId), { revoked: true }, 'and on chain');
+    await receiver.waitFor((e) => e.type === 'credential.revoked' && e.data.credentialId === credentialId);
   });
 
   t.same([...errors, ...deskErrors], [], 'no console error (a CSP violation is one)');

@@ -58,7 +58,7 @@ export function table(caption, cols, rows, { empty = 'None yet.' } = {}) {
   );
 }
 
-const KINDS = { completed: 'ok', active: 'ok', success: 'ok', delivered: 'ok', passed: 'ok', issued: 'ok', failed: 'bad', rejected: 'bad', revoked: 'bad', disabled: 'bad', expired: 'muted', pending: 'wait', processing: 'wait' };
+const KINDS = { completed: 'ok', verified: 'ok', approved: 'ok', pending_review: 'wait', uploaded: 'wait', active: 'ok', success: 'ok', delivered: 'ok', passed: 'ok', issued: 'ok', failed: 'bad', rejected: 'bad', revoked: 'bad', disabled: 'bad', expired: 'muted', pending: 'wait', processing: 'wait' };
 
 export function badge(text, kind = KINDS[text] ?? 'muted') {
   return h('span', { class: `badge ${kind}` }, text);
