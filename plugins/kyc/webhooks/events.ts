@@ -131,12 +131,13 @@ export class KycWebhooks implements EventSink {
     return again;
   }
 
-  /** The organization's deliveries of an event, oldest first (those the outbox has pruned are gone). */
+  /** The organization's deliveries of an event, oldest first; the index entries of deliveries the outbox pruned are dropped as they are met. */
   async deliveriesOfEvent(organizationId: string, eventId: string): Promise<DeliveryRecord[]> {
     const out: DeliveryRecord[] = [];
-    for await (const id of this.byEvent.entries(prefix(eventId))) {
-      const r = await this.outbox.get(id[1]);
-      if (r && r.tenant === organizationId) out.push(r);
+    for await (const [k, id] of this.byEvent.entries(prefix(eventId))) {
+      const r = await this.outbox.get(id);
+      if (!r) await this.byEvent.del(k);
+      else if (r.tenant === organizationId) out.push(r);
     }
     return out;
   }
