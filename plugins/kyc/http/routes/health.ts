@@ -6,15 +6,17 @@ import type { KycRouter } from '../router.js';
 /**
  * `GET /health` and `GET /v1/health` (no auth): whether the service can do its job. `status` is
  * `degraded` only when a part that is set up fails (an issuer without funds, or whose DID cannot
- * be created); optional parts that are not configured (SMTP, the review queue's operator token,
- * a verification provider) are `not_configured` checks and warnings, and leave it `ok`.
+ * be created); optional parts that are not configured (SMTP, a verification provider) are
+ * `not_configured` checks and warnings, and leave it `ok`. The review desk is always there: an
+ * organization's owners, admins and reviewers decide its live sessions, and the operator token
+ * only adds the queue across organizations.
  */
 
 export interface HealthDeps {
   router: KycRouter;
   issuer: Pick<IssuerDid, 'status'>;
   mailer: Pick<Mailer, 'via'>;
-  /** whether plugins.kyc.operatorToken is set (the review queue) */
+  /** whether plugins.kyc.operatorToken is set (the review queue across organizations) */
   reviewQueue: boolean;
   /** the verification provider's host, when one is configured */
   provider: string | undefined;
@@ -33,10 +35,12 @@ export function kycChecks(d: Omit<HealthDeps, 'router' | 'issuer' | 'version' | 
   return {
     issuer: issuerCheck(issuer),
     mail: d.mailer.via === 'smtp' ? ok('mail goes out over SMTP') : notConfigured('no SMTP configured (plugins.kyc.email.smtpUrl): mail goes to the outbox at GET /v1/operator/mail'),
-    reviewQueue: d.reviewQueue ? ok('the operator review queue is on') : notConfigured('no operator token (plugins.kyc.operatorToken): the review queue is off'),
+    reviewQueue: ok(
+      `each organization's owners, admins and reviewers decide its live sessions on the dashboard's review desk${d.reviewQueue ? '; the operator token also reviews across organizations' : ' (no operator token, plugins.kyc.operatorToken: no queue across organizations)'}`,
+    ),
     verificationProvider: d.provider
       ? ok(`the verification provider at ${d.provider} decides live sessions`)
-      : notConfigured(`no verification provider (plugins.kyc.verificationProvider): ${d.reviewQueue ? 'the review queue decides live sessions' : 'live sessions cannot be decided'}`),
+      : notConfigured('no verification provider (plugins.kyc.verificationProvider): the review desk decides live sessions'),
   };
 }
 
@@ -50,7 +54,7 @@ export function mountHealth(d: HealthDeps): void {
       version: d.version,
       issuer,
       mail: d.mailer.via,
-      decisions: d.provider ? 'provider' : d.reviewQueue ? 'review-queue' : 'none',
+      decisions: d.provider ? 'provider' : 'review-queue',
       checks,
       warnings,
       timestamp: new Date(d.now()).toISOString(),
