@@ -91,6 +91,10 @@ t.test('live sessions decided on the review desk by an invited reviewer', { skip
     }
     await owner.getByRole('cell', { name: 'dev@review.example', exact: true }).waitFor();
     problems.push(...(await snap(owner, 'team-invited')));
+    await owner.getByLabel('Email', { exact: true }).fill('temp@review.example');
+    await owner.getByRole('button', { name: 'Send invitation' }).click();
+    await owner.getByRole('button', { name: 'Withdraw the invitation of temp@review.example' }).click();
+    await owner.getByRole('cell', { name: 'temp@review.example', exact: true }).waitFor({ state: 'detached' });
     const team = await rest.call('GET', '/v1/team', { auth: 'jwt' });
     t.match(team.invitations, [{ email: REVIEWER.email, role: 'reviewer' }, { email: 'dev@review.example', role: 'developer' }].sort(() => 0), 'both invitations exist through the API');
 

@@ -62,6 +62,12 @@ t.test('the dashboard: sign up, API keys, webhooks, TOTP, organization, sandbox 
     await rendered(page, 'sign in');
     t.ok(await page.evaluate("performance.getEntriesByName('dashboard:first-render').length === 1"), 'the first render is marked');
     problems.push(...(await snap(page, 'signin')));
+    await page.keyboard.press('Tab');
+    t.equal(await page.evaluate('document.activeElement.textContent'), 'Skip to content', 'the skip link comes first');
+    t.not(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle'), 'none', 'with a visible focus ring');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    t.equal(await page.evaluate("document.activeElement.getAttribute('name')"), 'email', 'then the form, from its first field');
     await page.getByRole('link', { name: 'Create an account' }).click();
     await rendered(page, 'register');
     await page.getByLabel('Your name').fill('Dana Owner');

@@ -93,7 +93,8 @@ function shell() {
   const signedIn = Boolean(state.token);
   nav.hidden = !signedIn;
   account.hidden = !signedIn;
-  banner.hidden = !signedIn || state.mode !== 'sandbox';
+  // the review desk holds live sessions only, whatever the switch says
+  banner.hidden = !signedIn || state.mode !== 'sandbox' || parse().path.startsWith('/review');
   document.body.classList.toggle('sandbox', signedIn && state.mode === 'sandbox');
   if (!signedIn) {
     nav.replaceChildren();
@@ -160,6 +161,7 @@ async function render() {
   const heading = main.querySelector('h1');
   document.title = `${heading?.textContent || name} · KYC dashboard`;
   markNav(path);
+  banner.hidden = !state.token || state.mode !== 'sandbox' || path.startsWith('/review');
   // the first render's time since navigation start, for the bench
   if (!rendered) {
     rendered = true;

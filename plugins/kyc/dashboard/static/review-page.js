@@ -20,7 +20,7 @@ export async function reviewListPage() {
   const { sessions, total } = await get(`/review/sessions${query({ limit: 50 })}`);
   return [
     title('Review desk'),
-    h('p', {}, 'Live sessions waiting for a decision, oldest first. Open every document and liveness frame before you approve.'),
+    h('p', {}, 'Live sessions waiting for a decision, oldest first (sandbox sessions decide themselves). Open every document and liveness frame before you decide.'),
     table(`Waiting for review (${total})`, [
       ['Session', (s) => h('a', { href: `#/review/${enc(s.id)}`, class: 'mono' }, s.id)],
       ['Level', (s) => s.level],

@@ -43,6 +43,14 @@ export async function teamPage(_, ctx) {
       say(out, err.message, 'error');
     }
   };
+  const withdraw = async (i) => {
+    try {
+      await api('DELETE', `/team/invitations/${enc(i.id)}`);
+      ctx.refresh();
+    } catch (err) {
+      say(out, err.message, 'error');
+    }
+  };
   const inviteOut = status();
   const invite = h('form', { class: 'card inline', 'aria-labelledby': 'invite-h' },
     h('h2', { id: 'invite-h' }, 'Invite someone'),
@@ -69,6 +77,7 @@ export async function teamPage(_, ctx) {
       ['Email', (i) => i.email],
       ['Role', (i) => i.role],
       ['Expires', (i) => time(i.expiresAt)],
+      ['', (i) => (admin ? h('button', { type: 'button', class: 'secondary small', 'aria-label': `Withdraw the invitation of ${i.email}`, onclick: () => withdraw(i) }, 'Withdraw') : '')],
     ], invitations) : null,
     admin ? invite : null,
   ];
