@@ -7,13 +7,14 @@ import { rendered, snap, watchConsole, WIDE } from '../plugins/kyc/dashboard/bro
 import { freePortRange } from '../../node/devnet/ports.js';
 import { startOidcProvider } from '../plugins/common/auth/oidc-provider.js';
 import { chromiumMissing, launchChromium } from './browser.js';
-import { startKycNode } from './kyc/setup.js';
+import { OPERATOR_TOKEN, startKycNode } from './kyc/setup.js';
 
 /**
  * The dashboard on a real node in headless Chromium, used as a new customer would: sign up in the
  * browser, then every action of the pages this node's API has: API keys (shown once, revoked),
  * webhooks (created, edited, a test sent, a failed delivery resent, the secret rotated), two-step
- * sign-in turned on and used, the organization's name, colour and logo, the sandbox/live switch.
+ * sign-in turned on and used, a forgotten password, the organization's name, colour and logo, the
+ * sandbox/live switch; and sign-in through a configured OpenID provider.
  * Each result is checked through the REST API as well as on the page; every page is
  * photographed at 1,280 and 390 px wide (and dark), and checked for contrast and labels.
  */
@@ -236,6 +237,17 @@ t.test('the dashboard: sign up, API keys, webhooks, TOTP, organization, sandbox 
     await page.reload();
     await rendered(page, 'sign in');
     t.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0, 'a reload asks to sign in again: the token was in memory only');
+  });
+
+  await t.test('a forgotten password: the page asks for the address and the reset mail goes out', async (t) => {
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await rendered(page, 'forgot password');
+    await page.getByLabel('Email', { exact: true }).fill(EMAIL);
+    await page.getByRole('button', { name: 'Send a reset link' }).click();
+    await page.getByRole('status').filter({ hasText: /./ }).filter({ hasNotText: 'Working…' }).waitFor();
+    problems.push(...(await snap(page, 'forgot')));
+    const mails = (await (await fetch(`${n.kyc}/v1/operator/mail`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).json()) as { mails: Array<{ to: string; text: string }> };
+    t.match(mails.mails.find((m) => m.to === EMAIL)?.text, /reset-password\?token=rst_/, 'the reset mail is in the outbox');
   });
 
   t.same(errors, [], 'no console error (a CSP violation is one)');

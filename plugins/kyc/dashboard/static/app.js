@@ -75,12 +75,13 @@ async function signIn(token, next) {
   go(next && next.startsWith('/') && !next.startsWith('/signin') ? `#${next}` : home());
 }
 
-function signOut(message) {
+/** `why`: a key of auth-pages.js SIGN_IN_NOTES (the address carries a key, never free text) */
+function signOut(why) {
   state.token = null;
   state.me = null;
   state.can = {};
   shell();
-  go(`#/signin${message ? `?m=${encodeURIComponent(message)}` : ''}`);
+  go(`#/signin${why ? `?m=${why}` : ''}`);
 }
 
 function go(hash) {
@@ -112,7 +113,7 @@ function shell() {
   account.replaceChildren(
     h('p', { class: 'who' }, h('span', { class: 'org' }, organization?.name ?? ''), ' ', h('span', { class: 'user' }, `${user.email} · ${role()}`)),
     h('div', { class: 'mode' }, sw, h('label', { for: 'mode-switch' }, 'Sandbox data')),
-    h('button', { type: 'button', class: 'secondary', onclick: () => signOut('You have signed out.') }, 'Sign out'),
+    h('button', { type: 'button', class: 'secondary', onclick: () => signOut('signed-out') }, 'Sign out'),
   );
   markNav(parse().path);
 }
@@ -149,7 +150,7 @@ async function render() {
       content = await fn(m.slice(1).map(decodeURIComponent), ctx);
     }
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401 && state.token) return signOut('Your sign-in has ended. Sign in again.');
+    if (err instanceof ApiError && err.status === 401 && state.token) return signOut('expired');
     name = 'Error';
     if (err instanceof ApiError && err.status === 404) content = notFound(err.message);
     else content = [h('h1', { tabindex: '-1' }, 'Something went wrong'), h('p', { class: 'detail' }, err instanceof Error ? err.message : String(err))];
@@ -192,7 +193,7 @@ async function start() {
       await signIn(landed[1]);
     } catch {
       state.token = null;
-      location.hash = '#/signin?m=The%20sign-in%20did%20not%20work.%20Try%20again.';
+      location.hash = '#/signin?m=failed';
     }
   }
   window.addEventListener('hashchange', render);

@@ -3,6 +3,13 @@
 import { api, state } from './api.js';
 import { field, h, onSubmit, status, title } from './dom.js';
 
+/** what the sign-in page says after signing out, by the key in its address */
+const SIGN_IN_NOTES = {
+  'signed-out': 'You have signed out.',
+  expired: 'Your sign-in has ended. Sign in again.',
+  failed: 'The sign-in did not work. Try again.',
+};
+
 const input = (name, type, attrs = {}) => h('input', { name, type, required: true, ...attrs });
 
 function providerButtons() {
@@ -20,7 +27,7 @@ function providerButtons() {
 
 export function signInPage(_, ctx) {
   const out = status();
-  const message = ctx.query.get('m');
+  const message = SIGN_IN_NOTES[ctx.query.get('m')];
   const totp = field('Authentication code', input('totpCode', 'text', { inputmode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]{6}', maxlength: '6', required: false }), 'The 6-digit code from your authenticator app.');
   totp.hidden = true;
   const form = h(

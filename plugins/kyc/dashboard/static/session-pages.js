@@ -145,7 +145,7 @@ export async function sessionPage([id], ctx) {
     session.documents?.length ? h('ul', { class: 'plain' }, session.documents.map(documentFacts)) : h('p', { class: 'empty' }, 'No documents yet.'),
     h('h2', {}, 'Liveness'),
     session.liveness ? facts([['Status', badge(session.liveness.status)], ['Score', session.liveness.score ?? '—'], ['Completed', time(session.liveness.completedAt)]]) : h('p', { class: 'empty' }, 'No liveness check yet.'),
-    pieces.length ? [h('h2', {}, 'Images'), h('div', { class: 'gallery' }, figures.map((f) => f.fig))] : null,
+    pieces.length ? [h('h2', {}, 'Images'), h('button', { type: 'button', class: 'secondary', onclick: () => figures.forEach((f) => f.open()) }, 'Open all images'), h('div', { class: 'gallery' }, figures.map((f) => f.fig))] : null,
     history ? [h('h2', {}, 'Timeline'), timelineList(history.timeline), h('h2', {}, 'Webhook events'), eventsTable(history.events)] : null,
     h('h2', {}, 'Credential'),
     session.credentialId
