@@ -46,19 +46,14 @@ export async function api(method, path, body) {
 
 export const get = (path) => api('GET', path);
 
-/** An image the API serves to the token's holder, as a blob: URL (the caller revokes it). */
+/** An image the API serves to the token's holder (its bytes), as a blob: URL (the caller revokes it). */
 export async function imageUrl(path) {
   const res = await fetch(`/v1${path}`, { headers: { authorization: `Bearer ${state.token}` } });
   if (!res.ok) {
     const data = await res.json().catch(() => null);
     throw new ApiError(res.status, problemText(res.status, data), data?.code);
   }
-  const type = res.headers.get('content-type') ?? '';
-  if (!type.includes('json')) return URL.createObjectURL(await res.blob());
-  // the JSON form: {image: {mediaType, data (base64)}}
-  const { image } = await res.json();
-  const bytes = Uint8Array.from(atob(image.data), (c) => c.charCodeAt(0));
-  return URL.createObjectURL(new Blob([bytes], { type: image.mediaType }));
+  return URL.createObjectURL(await res.blob());
 }
 
 export const enc = encodeURIComponent;
