@@ -116,6 +116,12 @@ t.test('live sessions decided on the review desk by an invited reviewer', { skip
     await reviewerPage.close();
     const dev = await rest.call('POST', '/v1/auth/accept-invitation', { body: { token: decodeURIComponent(devToken), name: 'Dev', password: 'the developer passphrase' }, expect: 201 });
     t.equal(dev.user.role, 'developer');
+    const devPage = await (await browser.newContext({ viewport: WIDE })).newPage();
+    await signIn(devPage, n.kyc, { email: 'dev@review.example', password: 'the developer passphrase' });
+    const devNav = await devPage.getByRole('navigation', { name: 'sections' }).getByRole('link').allTextContents();
+    t.ok(devNav.includes('API keys') && devNav.includes('Webhooks'), 'a developer is shown the API keys and webhooks');
+    t.notOk(devNav.includes('Review'), 'but not the review desk, which the API refuses them');
+    await devPage.close();
 
     await owner.reload();
     await signIn(owner, n.kyc, OWNER);
@@ -229,6 +235,17 @@ t.test('live sessions decided on the review desk by an invited reviewer', { skip
     t.same(await owner.getByRole('link', { name: /^ver_/ }).allTextContents(), [a.session.id], 'filtered by status');
     const listed = await rest.call('GET', '/v1/verifications?status=completed&mode=live', { auth: 'jwt' });
     t.same(listed.sessions.map((s: { id: string }) => s.id), [a.session.id], 'as the API lists them');
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await owner.getByLabel('From').fill(tomorrow);
+    await owner.getByRole('button', { name: 'Filter' }).click();
+    await owner.waitForURL(new RegExp(`from=${tomorrow}`));
+    await rendered(owner, 'sessions');
+    t.equal(await owner.getByText('No sessions match.').count(), 1, 'none from tomorrow on');
+    t.equal((await rest.call('GET', `/v1/verifications?status=completed&mode=live&from=${tomorrow}`, { auth: 'jwt' })).total, 0, 'nor in the API');
+    await owner.getByLabel('From').fill('');
+    await owner.getByRole('button', { name: 'Filter' }).click();
+    await owner.waitForURL((url) => !url.hash.includes('from='));
+    await rendered(owner, 'sessions');
     problems.push(...(await snap(owner, 'sessions')));
 
     await owner.getByRole('link', { name: a.session.id }).click();
