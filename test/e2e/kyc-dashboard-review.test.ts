@@ -253,6 +253,8 @@ t.test('live sessions decided on the review desk by an invited reviewer', { skip
     await owner.getByRole('button', { name: 'Open passport, front' }).click();
     await owner.locator('figure[data-opened] img[src^="blob:"]').first().waitFor();
     t.match(await owner.locator('.decision').textContent(), /approved by rita@review\.example/, 'the decision with who made it');
+    const mrz = (await rest.getSession(a.session.id)).session.documents[0].checks.mrz;
+    t.equal(await owner.locator('.mrz').first().textContent(), mrz ? `MRZ: ${mrz.valid ? 'valid' : 'invalid'} ${mrz.format}` : 'MRZ: none read', 'the document\'s MRZ result as the API has it');
     const history = await rest.call('GET', `/v1/verifications/${a.session.id}/timeline`, { auth: 'jwt' });
     t.equal(await owner.locator('ol.timeline li').count(), history.timeline.length, 'every timeline entry of the API');
     t.match(await owner.locator('ol.timeline').textContent(), /decided by rita@review\.example/);

@@ -31,6 +31,9 @@ async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
 }
 const PASSWORD = 'a long enough passphrase';
 
+/** a passport's machine-readable zone whose check digits are right (ICAO 9303's example, valid until 2031) */
+const TD3 = 'P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F3104150ZE184226B<<<<<16';
+
 /** a 1×1 PNG, the smallest real logo */
 const LOGO = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
@@ -89,6 +92,7 @@ t.test('the dashboard: sign up, API keys, webhooks, TOTP, organization, sandbox 
   });
 
   let liveKeyId = '';
+  let sandboxSession = '';
   await t.test('API keys: created and shown once with a copy button, filtered by mode, revoked', async (t) => {
     await page.getByLabel('Name').fill('Backend');
     await page.getByLabel('Mode').selectOption('sandbox');
@@ -167,7 +171,8 @@ t.test('the dashboard: sign up, API keys, webhooks, TOTP, organization, sandbox 
     // a real event whose every attempt fails (the node retries for 2.5 s here), then resent from the log
     receiver.fail(6);
     const { session } = await rest.createSession({ level: 1, sandbox: true, sandboxOutcome: 'fail' });
-    await rest.uploadDocument(session.id, testJpeg(), { type: 'passport', side: 'front', final: true });
+    await rest.uploadDocument(session.id, testJpeg(), { type: 'passport', side: 'front', final: true, mrz: TD3 });
+    sandboxSession = session.id;
     const failed = await until(async () => (await rest.call('GET', `/v1/webhooks/${id}/deliveries?status=failed`, { auth: 'jwt' })).data.find((d: { eventType: string }) => d.eventType === 'verification.failed'));
     await page.reload();
     await rendered(page, 'sign in');
@@ -194,6 +199,23 @@ t.test('the dashboard: sign up, API keys, webhooks, TOTP, organization, sandbox 
     t.equal(test2.status, 'delivered', 'a delivery after the rotation verifies with the new secret');
     await receiver.waitFor((e) => e.type === 'verification.failed');
     t.equal(receiver.rejected, 0, 'no delivery failed its signature check');
+  });
+
+  await t.test('a sandbox session: in the list, its document with the MRZ read, its timeline and webhook deliveries', async (t) => {
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await rendered(page, 'sessions');
+    await page.getByRole('link', { name: sandboxSession }).click();
+    await rendered(page, 'session');
+    const { session } = await rest.getSession(sandboxSession);
+    t.match(session, { status: 'failed', documents: [{ checks: { mrz: { valid: true, format: 'TD3' } }, extractedData: { lastName: 'ERIKSSON' } }] });
+    t.equal(await page.locator('.mrz').textContent(), 'MRZ: valid TD3', 'the MRZ result');
+    await page.getByText('Data read from the document').click();
+    t.match(await page.locator('details pre').first().textContent(), /ERIKSSON/, 'the data read from it');
+    const history = await rest.call('GET', `/v1/verifications/${sandboxSession}/timeline`, { auth: 'jwt' });
+    t.equal(await page.locator('ol.timeline li').count(), history.timeline.length, 'every timeline entry of the API');
+    const deliveries = page.getByRole('cell', { name: /delivered HTTP 200/ });
+    t.match(await deliveries.textContent(), /failed.*delivered HTTP 200/, 'the failed delivery and its resend');
+    problems.push(...(await snap(page, 'session-sandbox')));
   });
 
   await t.test('organization settings: name, colour and logo with a preview', async (t) => {

@@ -95,12 +95,14 @@ export function imageFigure(piece, onOpened) {
   return { fig, open, revoke: () => url && URL.revokeObjectURL(url) };
 }
 
+/** a document: its status, the MRZ check (valid or which check digits failed), the fields read, the image checks */
 function documentFacts(d) {
-  const mrz = d.checks?.mrz ?? d.extractedData?.mrz;
+  const mrz = d.checks?.mrz;
+  const { mrz: _mrz, ...imageChecks } = d.checks ?? {};
   return h('li', {}, h('strong', {}, `${d.type.replaceAll('_', ' ')} (${d.side})`), ' ', badge(d.status), d.reason ? ` ${d.reason}` : '',
-    mrz ? h('details', {}, h('summary', {}, 'MRZ result'), json(mrz)) : null,
-    d.checks ? h('details', {}, h('summary', {}, 'Checks'), json(d.checks)) : null,
-    d.extractedData && Object.keys(d.extractedData).length ? h('details', {}, h('summary', {}, 'Extracted data'), json(d.extractedData)) : null);
+    mrz ? h('p', { class: 'mrz' }, 'MRZ: ', badge(mrz.valid ? 'valid' : 'invalid', mrz.valid ? 'ok' : 'bad'), mrz.format ? ` ${mrz.format}` : '', mrz.failures?.length ? ` — failed: ${mrz.failures.join(', ')}` : '') : h('p', { class: 'mrz' }, 'MRZ: none read'),
+    d.extractedData && Object.keys(d.extractedData).length ? h('details', {}, h('summary', {}, 'Data read from the document'), json(d.extractedData)) : null,
+    Object.keys(imageChecks).length ? h('details', {}, h('summary', {}, 'Image checks'), json(imageChecks)) : null);
 }
 
 export function decisionFacts(review) {
