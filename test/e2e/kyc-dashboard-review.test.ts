@@ -2,7 +2,7 @@ import t from 'tap';
 import type { BrowserContext, Page } from 'playwright-core';
 import { KycClient } from '../../bench/lib/kyc/client.js';
 import { WebhookReceiver } from '../../bench/lib/kyc/receiver.js';
-import { rendered, snap, watchConsole, WIDE } from '../plugins/kyc/dashboard/browser-helpers.js';
+import { rendered, snap, until, watchConsole, WIDE } from '../plugins/kyc/dashboard/browser-helpers.js';
 import { agree, PHONE } from '../plugins/kyc/hosted/page-helpers.js';
 import { chromiumMissing, launchChromium } from './browser.js';
 import { OPERATOR_TOKEN, startKycNode, subjectOnChain } from './kyc/setup.js';
@@ -23,15 +23,6 @@ import { OPERATOR_TOKEN, startKycNode, subjectOnChain } from './kyc/setup.js';
 const OWNER = { email: 'owner@review.example', password: 'the owner passphrase' };
 const REVIEWER = { email: 'rita@review.example', password: 'the reviewer passphrase' };
 const EXPLORER = 'https://explorer.example';
-
-/** polls `probe` until it answers something (the node's work is asynchronous) */
-async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 async function signIn(page: Page, base: string, who: { email: string; password: string }): Promise<void> {
   await page.goto(`${base}/dashboard`);

@@ -3,7 +3,7 @@ import * as OTPAuth from 'otpauth';
 import { KycClient } from '../../bench/lib/kyc/client.js';
 import { testJpeg } from '../../bench/lib/kyc/images.js';
 import { WebhookReceiver } from '../../bench/lib/kyc/receiver.js';
-import { rendered, snap, watchConsole, WIDE } from '../plugins/kyc/dashboard/browser-helpers.js';
+import { rendered, snap, until, watchConsole, WIDE } from '../plugins/kyc/dashboard/browser-helpers.js';
 import { freePortRange } from '../../node/devnet/ports.js';
 import { startOidcProvider } from '../plugins/common/auth/oidc-provider.js';
 import { chromiumMissing, launchChromium } from './browser.js';
@@ -20,15 +20,6 @@ import { OPERATOR_TOKEN, startKycNode } from './kyc/setup.js';
  */
 
 const EMAIL = 'owner@dash.example';
-
-/** polls `probe` until it answers something (the node's work is asynchronous) */
-async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 const PASSWORD = 'a long enough passphrase';
 
 /** a passport's machine-readable zone whose check digits are right (ICAO 9303's example, valid until 2031) */

@@ -14,6 +14,15 @@ export const PHONE = { width: 390, height: 844 };
 
 export { watchConsole };
 
+/** polls `probe` until it answers something (the node's work is asynchronous) */
+export async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** Waits until the app's render of the page named `page` (main[data-page]) is done. */
 export async function rendered(page: Page, name: string): Promise<void> {
   try {
