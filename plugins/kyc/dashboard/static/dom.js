@@ -58,6 +58,13 @@ export function table(caption, cols, rows, { empty = 'None yet.' } = {}) {
   );
 }
 
+/** Newer / older links over `total` items shown `limit` a page; `at(p)` is page p's address. Nothing for one page. */
+export function pager(label, page, limit, total, at) {
+  const pages = Math.max(1, Math.ceil(total / limit));
+  if (pages === 1) return null;
+  return h('nav', { class: 'pager', 'aria-label': label }, page > 1 ? h('a', { href: at(page - 1) }, '← Newer') : null, h('span', {}, `Page ${page} of ${pages}`), page < pages ? h('a', { href: at(page + 1) }, 'Older →') : null);
+}
+
 const KINDS = { completed: 'ok', verified: 'ok', approved: 'ok', pending_review: 'wait', uploaded: 'wait', active: 'ok', success: 'ok', delivered: 'ok', passed: 'ok', issued: 'ok', failed: 'bad', rejected: 'bad', revoked: 'bad', disabled: 'bad', expired: 'muted', pending: 'wait', processing: 'wait' };
 
 export function badge(text, kind = KINDS[text] ?? 'muted') {

@@ -1,7 +1,7 @@
 // Verification sessions of the mode the switch shows: the list with its filters, and one
 // session's documents, liveness, checks, timeline, webhook events and credential.
 import { ApiError, enc, get, imageUrl, query, state } from './api.js';
-import { badge, facts, field, h, json, mono, select, table, time, title } from './dom.js';
+import { badge, facts, field, h, json, mono, pager, select, table, time, title } from './dom.js';
 
 export const STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired'];
 
@@ -31,8 +31,6 @@ export async function sessionsPage(_, ctx) {
     const data = new FormData(form);
     ctx.go(`#/sessions${query({ status: data.get('status'), from: data.get('from'), to: data.get('to') })}`);
   });
-  const pages = Math.max(1, Math.ceil(total / limit));
-  const at = (p) => `#/sessions${query({ ...filter, page: p })}`;
   return [
     title('Sessions'),
     form,
@@ -43,7 +41,7 @@ export async function sessionsPage(_, ctx) {
       ['Subject', (s) => mono(s.subjectDid)],
       ['Created', (s) => time(s.createdAt)],
     ], sessions, { empty: 'No sessions match.' }),
-    pages > 1 ? h('nav', { class: 'pager', 'aria-label': 'session pages' }, page > 1 ? h('a', { href: at(page - 1) }, '← Newer') : null, h('span', {}, `Page ${page} of ${pages}`), page < pages ? h('a', { href: at(page + 1) }, 'Older →') : null) : null,
+    pager('session pages', page, limit, total, (p) => `#/sessions${query({ ...filter, page: p })}`),
   ];
 }
 

@@ -1,7 +1,7 @@
 // Webhook endpoints: create, edit, enable or disable, rotate the secret, send a test, the
 // delivery log with resend.
 import { api, enc, get, query } from './api.js';
-import { badge, confirmDialog, copyButton, field, h, mono, onSubmit, say, select, status, table, time, title } from './dom.js';
+import { badge, confirmDialog, copyButton, field, h, mono, onSubmit, pager, say, select, status, table, time, title } from './dom.js';
 
 export const EVENTS = ['verification.completed', 'verification.failed', 'verification.expired', 'credential.issued', 'credential.revoked'];
 
@@ -110,8 +110,6 @@ export async function webhookPage([id], ctx) {
       say(actionsOut, err.message, 'error');
     }
   };
-  const { total, perPage } = log.pagination;
-  const pages = Math.max(1, Math.ceil(total / perPage));
   return [
     title('Webhook endpoint'),
     h('p', { class: 'wrap' }, mono(endpoint.url, { full: true }), ' ', badge(endpoint.status)),
@@ -127,9 +125,7 @@ export async function webhookPage([id], ctx) {
       ['Time', (d) => time(d.requestTimestamp ?? d.createdAt)],
       ['', (d) => (d.status === 'failed' && !d.eventId.startsWith('evt_test_') ? h('button', { type: 'button', class: 'secondary small', 'aria-label': `Resend ${d.eventType} ${d.id}`, onclick: () => resend(d) }, 'Resend') : d.resendOf ? 'resent' : '')],
     ], log.data, { empty: 'No deliveries yet.' }),
-    pages > 1 ? h('nav', { class: 'pager', 'aria-label': 'delivery pages' },
-      page > 1 ? h('a', { href: `#/webhook/${enc(id)}?page=${page - 1}` }, '← Newer') : null, h('span', {}, `Page ${page} of ${pages}`),
-      page < pages ? h('a', { href: `#/webhook/${enc(id)}?page=${page + 1}` }, 'Older →') : null) : null,
+    pager('delivery pages', page, log.pagination.perPage, log.pagination.total, (p) => `#/webhook/${enc(id)}?page=${p}`),
     edit,
   ];
 }
