@@ -39,6 +39,23 @@ export function pageSecurityPolicy(extra: Readonly<Record<string, string>> = {})
   return Object.entries(directives).map(([name, value]) => `${name} ${value}`).join('; ');
 }
 
+/**
+ * The headers of a page and its assets that hold a credential or personal data (the consoles, the
+ * hosted page): its CSP, `nosniff`, no Referer (URLs may carry a token or a code), no framing, a
+ * browsing context and resources of its own, and no device access unless `camera` is asked for.
+ */
+export function pageHeaders(contentSecurityPolicy: string, opts: { camera?: boolean } = {}): Record<string, string> {
+  return {
+    'content-security-policy': contentSecurityPolicy,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+    'permissions-policy': `camera=${opts.camera ? '(self)' : '()'}, microphone=(), geolocation=()`,
+  };
+}
+
 export interface StaticBundleOptions {
   /** the folder holding the page and the assets */
   dir: string;

@@ -1,6 +1,6 @@
 import type { HttpServer } from '../../../node/http/server.js';
 import { HttpProblem, sendProblem } from '../../common/http/problems.js';
-import { findStaticDir, loadStaticBundle, pageSecurityPolicy, routeStaticAssets } from '../../common/static-assets.js';
+import { findStaticDir, loadStaticBundle, pageHeaders, pageSecurityPolicy, routeStaticAssets } from '../../common/static-assets.js';
 
 /**
  * The organization dashboard at `/dashboard` (docs/kyc.md, "Dashboard"): one HTML page, its ES
@@ -29,15 +29,7 @@ export interface DashboardOptions {
 
 export const CONTENT_SECURITY_POLICY = pageSecurityPolicy({ 'img-src': "'self' blob: data:" });
 
-const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-  'permissions-policy': 'camera=(), microphone=(), geolocation=()',
-};
+const SECURITY_HEADERS = pageHeaders(CONTENT_SECURITY_POLICY);
 
 const JS = 'text/javascript; charset=utf-8';
 

@@ -2,7 +2,7 @@ import QRCode from 'qrcode';
 import { LedgerError } from '../../../node/errors.js';
 import type { HttpServer } from '../../../node/http/server.js';
 import { HttpProblem, sendProblem } from '../../common/http/problems.js';
-import { findStaticDir, loadStaticBundle, pageSecurityPolicy, routeStaticAssets } from '../../common/static-assets.js';
+import { findStaticDir, loadStaticBundle, pageHeaders, pageSecurityPolicy, routeStaticAssets } from '../../common/static-assets.js';
 
 /**
  * The hosted end-user page (`sessionUrl` = `<publicUrl>/v/s/<sessionToken>`): one HTML page, its
@@ -40,15 +40,7 @@ export interface HostedPageOptions {
 /** camera frames and photos are blob: URLs */
 export const CONTENT_SECURITY_POLICY = pageSecurityPolicy({ 'img-src': "'self' data: blob:", 'media-src': "'self' blob:" });
 
-const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-  'permissions-policy': 'camera=(self), microphone=(), geolocation=()',
-};
+const SECURITY_HEADERS = pageHeaders(CONTENT_SECURITY_POLICY, { camera: true });
 
 const JS = 'text/javascript; charset=utf-8';
 

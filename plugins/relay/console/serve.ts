@@ -1,6 +1,6 @@
 import type { HttpServer, RequestContext } from '../../../node/http/server.js';
 import { HttpProblem, sendProblem } from '../../common/http/problems.js';
-import { findStaticDir, loadStaticBundle, pageSecurityPolicy, routeStaticAssets } from '../../common/static-assets.js';
+import { findStaticDir, loadStaticBundle, pageHeaders, pageSecurityPolicy, routeStaticAssets } from '../../common/static-assets.js';
 
 /**
  * The operator console (docs/relay.md, "Console"): one HTML page at `/console` (and `/console/`,
@@ -63,15 +63,7 @@ export function mountConsole(http: Pick<HttpServer, 'route'>, opts: ConsoleOptio
     source: 'plugins/relay/console/static',
     code: 'RELAY_CONSOLE_ASSETS',
   });
-  const headers: Record<string, string> = {
-    'content-security-policy': consoleSecurityPolicy(opts.oidcIssuer),
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'x-frame-options': 'DENY',
-    'cross-origin-opener-policy': 'same-origin',
-    'cross-origin-resource-policy': 'same-origin',
-    'permissions-policy': 'camera=(), microphone=(), geolocation=()',
-  };
+  const headers = pageHeaders(consoleSecurityPolicy(opts.oidcIssuer));
   const problems = { errorsBase: opts.errorsBase, realm: 'relay', ...(opts.log ? { log: opts.log } : {}) };
   const notFound = (ctx: RequestContext) =>
     sendProblem(ctx, problems, new HttpProblem('not-found', `the console has no ${ctx.path.slice(0, 120)}: its pages are addressed after the # of ${CONSOLE_PATH}/`));
