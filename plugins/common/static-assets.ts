@@ -71,6 +71,8 @@ export interface StaticBundleOptions {
   source: string;
   /** the stable LedgerError code of a missing or unlinked file */
   code: string;
+  /** modules of plugins/common/static/ the page imports (`'./dom-core.js'`), served under `prefix` too */
+  shared?: readonly string[];
 }
 
 export interface StaticFile {
@@ -94,24 +96,35 @@ export function findStaticDir(beside: URL, source: URL, page = 'index.html'): st
   return existsSync(join(src, page)) ? src : here;
 }
 
+/** plugins/common/static/, the browser modules several plugins' pages share; the source tree's when the build did not copy it. */
+export function sharedStaticDir(): string {
+  return findStaticDir(new URL('./static/', import.meta.url), new URL('../../../plugins/common/static/', import.meta.url), 'dom-core.js');
+}
+
+const SHARED_TYPE = 'text/javascript; charset=utf-8';
+
 export function loadStaticBundle(opts: StaticBundleOptions): StaticBundle {
   const pageName = opts.page ?? 'index.html';
-  const read = (name: string): string => {
+  const read = (dir: string, source: string, name: string): string => {
     try {
-      return readFileSync(join(opts.dir, name), 'utf8');
+      return readFileSync(join(dir, name), 'utf8');
     } catch {
-      throw new LedgerError(opts.code, `${opts.label}'s ${name} is missing from ${opts.dir}: the build must copy ${opts.source}`, 'internal');
+      throw new LedgerError(opts.code, `${opts.label}'s ${name} is missing from ${dir}: the build must copy ${source}`, 'internal');
     }
   };
-  const sources = new Map<string, string>([[pageName, read(pageName)]]);
-  for (const name of Object.keys(opts.assets)) sources.set(name, read(name));
+  const shared = opts.shared ?? [];
+  const assetTypes: Record<string, string> = { ...opts.assets };
+  for (const name of shared) assetTypes[name] = SHARED_TYPE;
+  const sources = new Map<string, string>([[pageName, read(opts.dir, opts.source, pageName)]]);
+  for (const name of Object.keys(opts.assets)) sources.set(name, read(opts.dir, opts.source, name));
+  for (const name of shared) sources.set(name, read(sharedStaticDir(), 'plugins/common/static', name));
   const hash = createHash('sha256');
   for (const [name, text] of sources) hash.update(name).update('\0').update(text).update('\0');
   const version = hash.digest('base64url').slice(0, 16);
 
   const link = (text: string): string => {
     let out = text;
-    for (const name of Object.keys(opts.assets)) {
+    for (const name of Object.keys(assetTypes)) {
       for (const ref of [`./${name}`, `${opts.prefix}${name}`]) {
         out = out.replaceAll(`'${ref}'`, `'${ref}?v=${version}'`).replaceAll(`"${ref}"`, `"${ref}?v=${version}"`);
       }
@@ -119,7 +132,7 @@ export function loadStaticBundle(opts: StaticBundleOptions): StaticBundle {
     return out;
   };
   const page: StaticFile = { body: Buffer.from(link(sources.get(pageName)!)), type: 'text/html; charset=utf-8' };
-  const assets = new Map<string, StaticFile>(Object.entries(opts.assets).map(([name, type]) => [name, { body: Buffer.from(link(sources.get(name)!)), type }]));
+  const assets = new Map<string, StaticFile>(Object.entries(assetTypes).map(([name, type]) => [name, { body: Buffer.from(link(sources.get(name)!)), type }]));
   const all = [page, ...assets.values()].map((f) => f.body.toString('utf8')).join('\n');
   for (const name of assets.keys()) {
     if (!all.includes(`/${name}?v=${version}`)) throw new LedgerError(opts.code, `nothing in ${opts.label} links ${opts.prefix}${name}`, 'internal');

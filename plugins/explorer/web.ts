@@ -41,7 +41,7 @@ export function defaultWebDir(): string {
 }
 
 export function mountWebApp(http: Pick<HttpServer, 'route'>, dir: string = defaultWebDir()): { version: string } {
-  const bundle = loadStaticBundle({ dir, assets: WEB_ASSETS, prefix: '/assets/', label: 'the explorer web app', source: 'plugins/explorer/web', code: 'EXPLORER_WEB_ASSETS' });
+  const bundle = loadStaticBundle({ dir, assets: WEB_ASSETS, prefix: '/assets/', label: 'the explorer web app', source: 'plugins/explorer/web', code: 'EXPLORER_WEB_ASSETS', shared: ['dom-core.js'] });
   http.route('GET', '/', (r) => sendStatic(r, bundle, bundle.page, 'no-cache', SECURITY_HEADERS));
   routeStaticAssets(http, bundle, '/assets/', SECURITY_HEADERS, (r, name) => r.problem(404, `no asset ${name}`));
   return { version: bundle.version };

@@ -1,25 +1,8 @@
 // DOM building and formatting shared by the pages. Chain data is only ever set as text (never as
 // HTML), so a DID document or a payload cannot inject markup.
+import { h } from './dom-core.js';
 
-/** h('a', {href: '#/'}, 'home'): an element with attributes (false/null skipped) and children. */
-export function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === false || v === null || v === undefined) continue;
-    if (k === 'class') el.className = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  append(el, children);
-  return el;
-}
-
-function append(el, children) {
-  for (const c of children.flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-}
+export { facts, h, title } from './dom-core.js';
 
 export const DECIMALS = 8;
 const UNIT = 10n ** BigInt(DECIMALS);
@@ -69,11 +52,6 @@ export function link(kind, id, { full = false, text } = {}) {
   if (id === null || id === undefined) return '—';
   const label = text ?? (full ? String(id) : short(String(id)));
   return h('a', { href: href[kind](id), title: String(id), class: full ? 'mono wrap' : 'mono' }, label);
-}
-
-/** A definition list from [term, value] pairs; a null value shows a dash. */
-export function facts(pairs) {
-  return h('dl', { class: 'facts' }, pairs.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v ?? '—')]));
 }
 
 /** Figures as a grid of small cards (a <dl> whose pairs are grouped in <div>s). */
@@ -131,7 +109,3 @@ export function json(value) {
   return h('pre', { class: 'json', tabindex: '0' }, JSON.stringify(value, null, 2));
 }
 
-/** The page's heading; the router moves focus to it after each navigation. */
-export function title(text) {
-  return h('h1', { tabindex: '-1' }, text);
-}

@@ -61,6 +61,7 @@ export function mountDashboard(http: Pick<HttpServer, 'route'>, opts: DashboardO
     label: 'the dashboard',
     source: 'plugins/kyc/dashboard/static',
     code: 'KYC_DASHBOARD_ASSETS',
+    shared: ['dom-core.js'],
   });
   const problems = { errorsBase: opts.errorsBase, realm: 'kyc', ...(opts.log ? { log: opts.log } : {}) };
   const config = { providers: [...opts.providers].sort(), explorerUrl: opts.explorerUrl?.replace(/\/+$/, '') ?? null };

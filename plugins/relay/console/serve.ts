@@ -62,6 +62,7 @@ export function mountConsole(http: Pick<HttpServer, 'route'>, opts: ConsoleOptio
     label: 'the relay console',
     source: 'plugins/relay/console/static',
     code: 'RELAY_CONSOLE_ASSETS',
+    shared: ['dom-core.js'],
   });
   const headers = pageHeaders(consoleSecurityPolicy(opts.oidcIssuer));
   const problems = { errorsBase: opts.errorsBase, realm: 'relay', ...(opts.log ? { log: opts.log } : {}) };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t, { type Test } from 'tap';
 import { HttpServer } from '../../../node/http/server.js';
-import { findStaticDir, IMMUTABLE, ifNoneMatch, loadStaticBundle, pageSecurityPolicy, routeStaticAssets, sendStatic, type StaticBundleOptions } from '../../../plugins/common/static-assets.js';
+import { findStaticDir, IMMUTABLE, ifNoneMatch, loadStaticBundle, pageHeaders, pageSecurityPolicy, routeStaticAssets, sendStatic, sharedStaticDir, type StaticBundleOptions } from '../../../plugins/common/static-assets.js';
 
 // A folder of static files served as one versioned bundle: links rewritten to the version, the
 // version following every file, immutable and revalidated caching, 304s, and typed mount errors.
@@ -51,6 +51,34 @@ t.test('a missing or unlinked file fails the mount with the caller\'s code', asy
   await writeFile(join(dir, 'lib.js'), 'export const x = 1;');
   await writeFile(join(dir, 'app.js'), 'console.log(1);');
   t.throws(() => loadStaticBundle(opts(dir)), { code: 'TEST_ASSETS', message: 'nothing in the test page links /s/lib.js' });
+});
+
+t.test('a shared module of plugins/common/static is served under the page\'s prefix, versioned, and must be imported', async (t) => {
+  const dir = await folder(t, { 'index.html': PAGE, 'app.js': "import { h } from './dom-core.js';\nimport { x } from './lib.js';\nconsole.log(h, x);\n", 'lib.js': 'export const x = 1;', 'app.css': 'body{}' });
+  const bundle = loadStaticBundle({ ...opts(dir), shared: ['dom-core.js'] });
+  const core = bundle.assets.get('dom-core.js')!;
+  t.equal(core.type, 'text/javascript; charset=utf-8');
+  t.match(core.body.toString('utf8'), /export function h\(/, 'the shared file itself');
+  t.match(bundle.assets.get('app.js')!.body.toString('utf8'), `from './dom-core.js?v=${bundle.version}'`);
+  t.match(sharedStaticDir(), /plugins\/common\/static\/?$/, 'found beside the module or in the source tree');
+
+  await writeFile(join(dir, 'app.js'), APP);
+  t.throws(() => loadStaticBundle({ ...opts(dir), shared: ['dom-core.js'] }), { code: 'TEST_ASSETS', message: 'nothing in the test page links /s/dom-core.js' });
+  t.throws(() => loadStaticBundle({ ...opts(dir), shared: ['nope.js'] }), { code: 'TEST_ASSETS', message: /the test page's nope\.js is missing from .*: the build must copy plugins\/common\/static/ });
+});
+
+t.test('page headers: the policy, no sniffing, no Referer, no framing; the camera only when asked for', async (t) => {
+  const plain = pageHeaders("default-src 'none'");
+  t.same(plain, {
+    'content-security-policy': "default-src 'none'",
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+    'permissions-policy': 'camera=(), microphone=(), geolocation=()',
+  });
+  t.equal(pageHeaders('x', { camera: true })['permissions-policy'], 'camera=(self), microphone=(), geolocation=()');
 });
 
 t.test('served: immutable under the version, no-cache otherwise, 304 on a matching ETag, 404 through the caller', async (t) => {

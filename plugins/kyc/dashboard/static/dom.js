@@ -1,21 +1,8 @@
 // DOM building and formatting shared by the pages. Data from the API is only ever set as text
 // (never as HTML), so nothing a customer or end user typed can inject markup.
+import { h } from './dom-core.js';
 
-/** h('a', {href: '#/'}, 'home'): an element with attributes (false/null skipped) and children. */
-export function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === false || v === null || v === undefined) continue;
-    if (k === 'class') el.className = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
+export { facts, field, h, select, title } from './dom-core.js';
 
 /** Unix ms or an ISO string as "2026-11-25 00:12:19 UTC", inside a <time>. */
 export function time(value) {
@@ -35,11 +22,6 @@ export function short(text, keep = 10) {
 export function mono(text, { full = false } = {}) {
   if (text === null || text === undefined) return '—';
   return h('span', { class: full ? 'mono wrap' : 'mono', title: String(text) }, full ? String(text) : short(text));
-}
-
-/** A definition list from [term, value] pairs; a null value shows a dash. */
-export function facts(pairs) {
-  return h('dl', { class: 'facts' }, pairs.filter(Boolean).map(([k, v]) => [h('dt', {}, k), h('dd', {}, v ?? '—')]));
 }
 
 /** A table with a caption; `cols` are [header, cell(row)] pairs. */
@@ -74,24 +56,6 @@ export function badge(text, kind = KINDS[text] ?? 'muted') {
 /** JSON as an indented block of text. */
 export function json(value) {
   return h('pre', { class: 'json', tabindex: '0' }, JSON.stringify(value, null, 2));
-}
-
-/** The page's heading; the router moves focus to it after each navigation. */
-export function title(text) {
-  return h('h1', { tabindex: '-1' }, text);
-}
-
-/** A labelled form control: input, select or textarea, with an optional hint. */
-export function field(label, control, hint) {
-  const id = control.id || `f-${Math.random().toString(36).slice(2, 10)}`;
-  control.id = id;
-  const hintEl = hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null;
-  if (hintEl) control.setAttribute('aria-describedby', hintEl.id);
-  return h('div', { class: 'field' }, h('label', { for: id }, label), control, hintEl);
-}
-
-export function select(name, options, value) {
-  return h('select', { name }, options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)));
 }
 
 /** An area for a form's outcome, read out by screen readers when it changes. */

@@ -1,25 +1,8 @@
 // DOM building shared by the pages. API data is only ever set as text (never as HTML), so a DID,
 // a reason or a delivery-log line cannot inject markup.
+import { append, h } from './dom-core.js';
 
-/** h('a', {href: '#/'}, 'home'): an element with attributes (false/null skipped) and children. */
-export function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === false || v === null || v === undefined) continue;
-    if (k === 'class') el.className = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  append(el, children);
-  return el;
-}
-
-export function append(el, children) {
-  for (const c of [children].flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-}
+export { append, facts, field, h, select, title } from './dom-core.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -29,11 +12,6 @@ export function s(tag, attrs = {}, ...children) {
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
   append(el, children);
   return el;
-}
-
-/** The page's heading; the router moves focus to it after each navigation. */
-export function title(text) {
-  return h('h1', { tabindex: '-1' }, text);
 }
 
 /** An ISO time as "2026-11-25 00:12:19 UTC" inside a <time>; null shows a dash. */
@@ -61,11 +39,6 @@ export function state(text) {
   return badge(text, STATE_KIND[text] ?? 'neutral');
 }
 
-/** A definition list from [term, value] pairs; a null value shows a dash. */
-export function facts(pairs) {
-  return h('dl', { class: 'facts' }, pairs.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v ?? '—')]));
-}
-
 /** Figures as a grid of small cards. */
 export function cards(pairs) {
   return h('dl', { class: 'cards' }, pairs.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v ?? '—'))));
@@ -85,21 +58,6 @@ export function table(caption, cols, rows, { empty = 'None yet.', id } = {}) {
       h('tbody', {}, rows.map((r) => h('tr', {}, cols.map(([, cell]) => h('td', {}, cell(r)))))),
     ),
   );
-}
-
-let fieldIds = 0;
-
-/** A labelled control: `control` is an <input>, <select> or <textarea> built by the caller. */
-export function field(label, control, hint) {
-  const id = control.id || `f${++fieldIds}`;
-  control.id = id;
-  const hintId = hint ? `${id}-hint` : null;
-  if (hintId) control.setAttribute('aria-describedby', hintId);
-  return h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('p', { class: 'hint', id: hintId }, hint) : null);
-}
-
-export function select(name, options, value) {
-  return h('select', { name }, options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)));
 }
 
 /** A status line for a form's outcome, announced to screen readers. */
