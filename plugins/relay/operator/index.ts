@@ -3,6 +3,7 @@ import { packageVersion } from '../../../node/cli/package-root.js';
 import type { RelayServices } from '../core/services.js';
 import { WIRE_TENANT } from '../core/settings.js';
 import { Authenticator, type OperatorAuth } from './auth.js';
+import { OperatorDirectory } from './operators.js';
 import { DEFAULT_MAX_OPERATOR_BODY, OperatorRouter, type RouteDeps } from './router.js';
 import { mountAgents } from './routes/agents.js';
 import { mountApiKeys } from './routes/api-keys.js';
@@ -65,6 +66,7 @@ export function mountOperatorApi(http: Pick<HttpServer, 'route'>, services: Rela
     services,
     auth,
     authenticator,
+    operators: new OperatorDirectory(services.store.documents),
     live: opts.live,
     version: opts.version ?? version(),
     now,

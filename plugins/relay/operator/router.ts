@@ -1,6 +1,7 @@
 import { RestRouter, type RestRequest } from '../../common/http/router.js';
 import type { RelayServices } from '../core/services.js';
 import type { Authenticator, Caller, Level, OperatorAuth } from './auth.js';
+import type { OperatorDirectory } from './operators.js';
 
 /** The relay operator surface's router and what its route modules get. */
 
@@ -18,6 +19,8 @@ export interface RouteDeps {
   readonly services: RelayServices;
   readonly auth: OperatorAuth;
   readonly authenticator: Authenticator;
+  /** operator records, each with a DID */
+  readonly operators: OperatorDirectory;
   /** open live-mode WebSockets, when the wire reports them */
   readonly live: { readonly connections: number } | undefined;
   /** the wire's public URL of POST /didcomm as it is now */

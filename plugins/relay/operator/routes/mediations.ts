@@ -9,7 +9,12 @@ import { ago, iso, onlyFields, onlyQuery, queryInt, requiredString } from '../..
  * is a 409 Problem, an id that is not this tenant's a 404. `queued` counts the messages the
  * relay holds for the mediation's keys (not yet acknowledged, expired or failed);
  * `delivered24h` sums the per-mediation counter `delivered:<id>` over the last 24 hours.
+ * The seed types `gate` as an object and `grantedAgo` as a string: with no policy applying the
+ * gate is `{policy: "none", state: "pass"}`, and a mediation not granted now is `not granted`.
  */
+
+export const NO_GATE = { policy: 'none', state: 'pass' } as const;
+export const NOT_GRANTED = 'not granted';
 
 export const PROTOCOLS = ['forward', 'pickup'] as const;
 const DAY = 86_400_000;
@@ -40,11 +45,11 @@ export async function mediationView(store: RelayStore, m: Mediation, now: number
     id: m.id,
     recipientDid: m.recipientDid,
     state: m.state,
-    gate: m.gate ? { policy: m.gate.policy, state: m.gate.state } : null,
+    gate: m.gate ? { policy: m.gate.policy, state: m.gate.state } : { ...NO_GATE },
     keylistSize: f.keys.length,
     queued: f.queued,
     delivered24h: delivered.reduce((a, b) => a + b, 0),
-    grantedAgo: m.state === 'granted' ? ago(m.grantedAt, now) : null,
+    grantedAgo: (m.state === 'granted' ? ago(m.grantedAt, now) : null) ?? NOT_GRANTED,
     protocols: [...PROTOCOLS],
     reason: m.reason,
     createdAt: iso(m.createdAt),

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { bearerToken } from '../../../common/auth/bearer.js';
 import { OPERATOR_KIND, PLAN, type OperatorRecord } from '../auth.js';
-import { HttpProblem } from '../../../common/http/problems.js';
+import { HttpProblem, conflict, unauthorized } from '../../../common/http/problems.js';
+import { didClaim } from '../operators.js';
 import type { RouteDeps } from '../router.js';
 import { onlyFields, requiredString } from '../../../common/http/validate.js';
 
@@ -10,7 +11,9 @@ import { onlyFields, requiredString } from '../../../common/http/validate.js';
  * OIDC id_token for a session JWT: the operator is identified by the provider's (iss, sub),
  * never by email; the tenant comes from the token's `tenant` claim (else `default`), and the
  * operator is recorded in that tenant on first login so /v1/team can list them. Logout is
- * stateless: the client drops the token, which keeps working until it expires.
+ * stateless: the client drops the token, which keeps working until it expires. Every operator
+ * has a DID (operators.ts): the token's `did` claim, else one minted at first login; the session
+ * carries it. An API key answers /v1/auth/me with the DID and email of the operator who made it.
  */
 
 export const DEFAULT_TENANT = 'default';
@@ -31,8 +34,7 @@ export function ttlText(seconds: number): string {
   return `${seconds}s`;
 }
 
-export function mountSession({ router, services, auth, authenticator, now }: RouteDeps): void {
-  const docs = services.store.documents;
+export function mountSession({ router, auth, authenticator, operators, services, now }: RouteDeps): void {
 
   router.add('POST', '/v1/auth/session', 'none', async (req) => {
     if (!auth.oidc) {
@@ -47,12 +49,10 @@ export function mountSession({ router, services, auth, authenticator, now }: Rou
       throw new HttpProblem('forbidden', `the id_token's tenant claim ${JSON.stringify(tenantId.slice(0, 80))} is not a usable tenant id (1 to 64 of A-Z, a-z, 0-9, . _ : -, starting with a letter or digit)`);
     }
     const id = operatorId(claims.iss, claims.sub);
-    const didClaim = claims.raw['did'];
-    const did = typeof didClaim === 'string' && didClaim.startsWith('did:') && didClaim.length <= 2000 ? didClaim : null;
+    const did = didClaim(claims.raw['did']);
     const email = claims.email ?? null;
     const at = new Date(now()).toISOString();
-    const known = await docs.get<OperatorRecord>(tenantId, OPERATOR_KIND, id);
-    const record: OperatorRecord = {
+    const { record, first } = await operators.upsert(tenantId, id, (known) => ({
       id,
       did,
       email,
@@ -62,28 +62,32 @@ export function mountSession({ router, services, auth, authenticator, now }: Rou
       subject: claims.sub,
       firstLoginAt: known?.firstLoginAt ?? at,
       lastLoginAt: at,
-    };
-    await docs.put(tenantId, OPERATOR_KIND, id, record);
-    const { token } = await auth.sessions.issue({ sub: id, tenantId, role: record.role, ...(email !== null ? { email } : {}), ...(did !== null ? { did } : {}) });
-    services.log.info({ operator: id, tenant: tenantId, first: known === undefined }, 'operator logged in');
-    return { token, expiresIn: ttlText(auth.sessions.ttlSeconds), operator: { id, did, email, role: record.role } };
+    }));
+    const { token } = await auth.sessions.issue({ sub: id, tenantId, role: record.role, did: record.did!, ...(email !== null ? { email } : {}) });
+    services.log.info({ operator: id, tenant: tenantId, first }, 'operator logged in');
+    return { token, expiresIn: ttlText(auth.sessions.ttlSeconds), operator: { id, did: record.did, email, role: record.role } };
   });
 
   router.add('GET', '/v1/auth/me', 'read', async (req) => {
     const c = req.caller;
     if (c.via === 'session') {
+      // a session issued before operators had DIDs carries none: the record has it (or gets it now)
+      const did = c.session!.did ?? (await operators.get(c.tenantId, c.id))?.did;
+      if (did === undefined) throw unauthorized('relay', 'this session names an operator the tenant has no record of; log in again');
       return {
         authenticated: true,
         tenantId: c.tenantId,
-        operator: { id: c.id, did: c.session!.did, email: c.session!.email, role: c.session!.role, plan: PLAN },
+        operator: { id: c.id, did, email: c.session!.email, role: c.session!.role, plan: PLAN },
         via: 'session',
         expiresAt: new Date(c.session!.exp * 1000).toISOString(),
       };
     }
+    const creator = await operators.creatorOf(c.tenantId, c.id);
+    if (!creator) throw conflict(`no operator of this tenant is recorded as the creator of API key ${c.id}`, 'API_KEY_CREATOR_UNKNOWN');
     return {
       authenticated: true,
       tenantId: c.tenantId,
-      operator: { id: c.id, did: null, email: null, role: 'api-key', plan: PLAN },
+      operator: { id: c.id, did: creator.did, email: creator.email, role: 'api-key', plan: PLAN, createdBy: creator.id },
       via: 'api-key',
       apiKey: c.apiKey,
     };

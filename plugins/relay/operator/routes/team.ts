@@ -1,4 +1,3 @@
-import { OPERATOR_KIND, type OperatorRecord } from '../auth.js';
 import { Reply } from '../../../common/http/router.js';
 import { type RouteDeps } from '../router.js';
 import { onlyQuery } from '../../../common/http/validate.js';
@@ -11,11 +10,11 @@ import { onlyQuery } from '../../../common/http/validate.js';
 
 export const TEAM_INVITE_UNAVAILABLE = 'operator invite is unavailable in v0';
 
-export function mountTeam({ router, services }: RouteDeps): void {
+export function mountTeam({ router, operators }: RouteDeps): void {
   router.add('GET', '/v1/team', 'read', async (req) => {
     onlyQuery(req.query, []);
-    const operators = await services.store.documents.list<OperatorRecord>(req.tenantId, OPERATOR_KIND);
-    return operators
+    const list = await operators.list(req.tenantId);
+    return list
       .sort((a, b) => a.firstLoginAt.localeCompare(b.firstLoginAt) || a.id.localeCompare(b.id))
       .map((o) => ({ id: o.id, did: o.did, email: o.email, name: o.name, role: o.role, firstLoginAt: o.firstLoginAt, lastLoginAt: o.lastLoginAt }));
   });

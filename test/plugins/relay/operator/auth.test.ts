@@ -2,6 +2,7 @@ import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { SessionTokens } from '../../../../plugins/common/auth/session-token.js';
 import { operatorId } from '../../../../plugins/relay/operator/routes/session.js';
+import { OPERATOR_KIND } from '../../../../plugins/relay/operator/auth.js';
 import { TENANT_A, TENANT_B, harness, isProblem } from './harness.js';
 import { ROUTES } from './routes-table.js';
 
@@ -55,7 +56,7 @@ t.test('credentials: malformed, unknown, expired, forged and revoked are 401 wit
   isProblem(t, await h.req('GET', '/v1/mediations', { token: forged }), 401, 'unauthorized', 'another secret');
 
   const short = new SessionTokens({ secret: h.sessionSecret, issuer: 'ledger-relay', audience: 'relay-operator', ttl: '1s' });
-  const expiring = (await short.issue({ sub: 'op_x', tenantId: TENANT_A })).token;
+  const expiring = (await short.issue({ sub: 'op_x', tenantId: TENANT_A, did: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK' })).token;
   t.equal((await h.req('GET', '/v1/auth/me', { token: expiring })).status, 200, 'valid before expiry');
   await new Promise((r) => setTimeout(r, 2100));
   const expired = await h.req('GET', '/v1/auth/me', { token: expiring });
@@ -111,27 +112,30 @@ t.test('sessions from a real OpenID provider: tenant claim, stable operator id, 
   const res = await h.req('POST', '/v1/auth/session', { body: { id_token: idToken } });
   t.equal(res.status, 200, JSON.stringify(res.body));
   const expectedId = operatorId(h.oidc!.issuer, 'operator-1');
-  t.same(res.body.operator, { id: expectedId, did: null, email: 'operator@example.org', role: 'owner' });
+  t.match(res.body.operator, { id: expectedId, did: /^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$/, email: 'operator@example.org', role: 'owner' });
+  const minted = res.body.operator.did;
   t.equal(res.body.expiresIn, '12h');
   const me = await h.req('GET', '/v1/auth/me', { token: res.body.token });
-  t.match(me.body, { authenticated: true, tenantId: TENANT_B, via: 'session', operator: { id: expectedId, did: null, email: 'operator@example.org', role: 'owner', plan: 'self-hosted' } });
+  t.match(me.body, { authenticated: true, tenantId: TENANT_B, via: 'session', operator: { id: expectedId, did: minted, email: 'operator@example.org', role: 'owner', plan: 'self-hosted' } });
 
   // the same person again: the same id; another with no tenant claim lands in `default`
   const again = await h.req('POST', '/v1/auth/session', { body: { id_token: await h.oidc!.idToken() } });
   t.equal(again.body.operator.id, expectedId, 'stable across logins');
+  t.equal(again.body.operator.did, minted, 'the DID minted at first login is kept');
   const other = await h.req('POST', '/v1/auth/session', { body: { id_token: await h.oidc!.idToken({ sub: 'op-2', claims: { email: 'two@example.org' } }) } });
   t.equal(other.status, 200);
   t.not(other.body.operator.id, expectedId);
+  t.not(other.body.operator.did, minted, 'each operator gets a DID of their own');
   t.equal((await h.req('GET', '/v1/auth/me', { token: other.body.token })).body.tenantId, 'default');
 
   const team = await h.req('GET', '/v1/team', { token: res.body.token });
   t.equal(team.body.length, 1, 'one operator in tenant-b, recorded once');
-  t.match(team.body[0], { id: expectedId, email: 'operator@example.org', role: 'owner', name: 'Test Operator' });
+  t.match(team.body[0], { id: expectedId, did: minted, email: 'operator@example.org', role: 'owner', name: 'Test Operator' });
   t.equal((await h.req('GET', '/v1/team', { token: other.body.token })).body[0].email, 'two@example.org', 'the default tenant has its own team');
 
   const viaKey = await h.req('POST', '/v1/api-keys', { token: res.body.token, body: { name: 'ro', scope: 'read' } });
   const meKey = await h.req('GET', '/v1/auth/me', { token: viaKey.body.key });
-  t.match(meKey.body, { authenticated: true, tenantId: TENANT_B, via: 'api-key', operator: { id: viaKey.body.id, role: 'api-key', plan: 'self-hosted' }, apiKey: { scope: 'read' } });
+  t.match(meKey.body, { authenticated: true, tenantId: TENANT_B, via: 'api-key', operator: { id: viaKey.body.id, did: minted, email: 'operator@example.org', role: 'api-key', plan: 'self-hosted', createdBy: expectedId }, apiKey: { scope: 'read' } });
 
   const logout = await h.req('POST', '/v1/auth/logout', { token: res.body.token });
   t.match(logout.body, { ok: true, revoked: false });
@@ -171,4 +175,21 @@ t.test('the provider down is 503; a did claim becomes the operator DID', async (
   t.equal(ok.status, 200);
   t.same(ok.body.operator, { id: operatorId('https://id.example', 'u1'), did, email: 'd@example.org', role: 'owner' });
   t.match((await h.req('GET', '/v1/auth/me', { token: ok.body.token })).body, { tenantId: 'default', operator: { did } });
+});
+
+t.test('an operator recorded before operators had DIDs gets one: /v1/team lists it, the next login keeps it', async (t) => {
+  const h = await harness(t, { oidc: true });
+  const id = operatorId(h.oidc!.issuer, 'operator-1');
+  const at = '2025-01-01T00:00:00.000Z';
+  await h.services.store.documents.put(TENANT_B, OPERATOR_KIND, id, { id, did: null, email: 'operator@example.org', name: 'Old', role: 'owner', issuer: h.oidc!.issuer, subject: 'operator-1', firstLoginAt: at, lastLoginAt: at });
+  const other = await h.session(TENANT_B, 'op_other');
+  const team = await h.req('GET', '/v1/team', { token: other });
+  const old = team.body.find((o: { id: string }) => o.id === id);
+  t.match(old.did, /^did:key:z6Mk/, 'the old record is listed with a DID');
+  t.equal((await h.services.store.documents.get<{ did: string }>(TENANT_B, OPERATOR_KIND, id))!.did, old.did, 'and the DID is stored');
+  const login = await h.req('POST', '/v1/auth/session', { body: { id_token: await h.oidc!.idToken() } });
+  t.equal(login.body.operator.did, old.did, 'the next login answers the same DID');
+  t.equal(login.body.operator.id, id);
+  const me = await h.req('GET', '/v1/auth/me', { token: login.body.token });
+  t.equal(me.body.operator.did, old.did);
 });

@@ -16,6 +16,7 @@ import { createRelayServices } from '../../../../plugins/relay/compose.js';
 import { parseRelayConfig } from '../../../../plugins/relay/config.js';
 import type { RelayServices } from '../../../../plugins/relay/core/services.js';
 import { mountOperatorApi, type OperatorOptions } from '../../../../plugins/relay/operator/index.js';
+import { OperatorDirectory } from '../../../../plugins/relay/operator/operators.js';
 import type { Mediation } from '../../../../plugins/relay/store/types.js';
 import { didKeyFromSeed } from '../../../../plugins/relay/wire/dids/did-key.js';
 import { nextBlock } from '../../../fixtures/chain-blocks.js';
@@ -127,7 +128,14 @@ export async function harness(t: Test, opts: { genesis?: boolean; oidc?: boolean
     return httpCall(url, method, path, { headers, body: o.body, ...(o.raw !== undefined ? { raw: o.raw } : {}) });
   };
 
-  const session: Harness['session'] = async (tenantId = TENANT_A, sub = `op_${tenantId}`) => (await sessions.issue({ sub, tenantId, role: 'owner', email: `${sub}@example.org` })).token;
+  // a session as login issues it: the operator recorded in the tenant, the session carrying its DID
+  const operators = new OperatorDirectory(services.store.documents);
+  const session: Harness['session'] = async (tenantId = TENANT_A, sub = `op_${tenantId}`) => {
+    const email = `${sub}@example.org`;
+    const at = new Date(services.now()).toISOString();
+    const { record } = await operators.upsert(tenantId, sub, (known) => known ?? { id: sub, did: null, email, name: null, role: 'owner', issuer: 'https://id.test', subject: sub, firstLoginAt: at, lastLoginAt: at });
+    return (await sessions.issue({ sub, tenantId, role: 'owner', email, did: record.did! })).token;
+  };
 
   const apiKey: Harness['apiKey'] = async (tenantId, scope, name = `${scope} key`) => {
     const res = await req('POST', '/v1/api-keys', { token: await session(tenantId), body: { name, scope } });

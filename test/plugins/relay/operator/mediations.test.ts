@@ -16,9 +16,9 @@ t.test('mediations: the seed shape, grant/deny/revoke through the state machine,
   t.equal(list.status, 200);
   t.equal(list.body.length, 2);
   const one = list.body.find((m: { id: string }) => m.id === granted.id);
-  t.match(one, { id: granted.id, recipientDid: granted.recipientDid, state: 'granted', gate: null, keylistSize: 2, queued: 0, delivered24h: 0, grantedAgo: 'just now', protocols: ['forward', 'pickup'] });
+  t.match(one, { id: granted.id, recipientDid: granted.recipientDid, state: 'granted', gate: { policy: 'none', state: 'pass' }, keylistSize: 2, queued: 0, delivered24h: 0, grantedAgo: 'just now', protocols: ['forward', 'pickup'] });
   for (const field of ['id', 'recipientDid', 'state', 'gate', 'keylistSize', 'queued', 'delivered24h', 'grantedAgo', 'protocols']) t.ok(field in one, `field ${field}`);
-  t.equal(list.body.find((m: { id: string }) => m.id === requested.id).grantedAgo, null, 'never granted');
+  t.equal(list.body.find((m: { id: string }) => m.id === requested.id).grantedAgo, 'not granted', 'never granted');
 
   // messages queued for a key count in `queued`; delivered ones in delivered24h
   const rec = await h.services.delivery.accept(granted, keys[0]!, null, new Uint8Array([1, 2, 3]));
