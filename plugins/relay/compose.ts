@@ -20,6 +20,7 @@ import { createLevelRelayStore } from './store/level.js';
 import { RELAY_POSTGRES_UNAVAILABLE, createPostgresRelayStore } from './store/pg/index.js';
 import type { RelayStore } from './store/types.js';
 import { DidResolver } from './wire/dids/resolver.js';
+import { didKeyFromSeed } from './wire/dids/did-key.js';
 import { mediatorIdentity } from './wire/identity.js';
 
 /**
@@ -47,7 +48,7 @@ export async function createRelayServices(input: ComposeInput): Promise<RelaySer
   let seed: Uint8Array;
   try {
     coordination = await openCoordination(input, now);
-    seed = await store.secret('mediator-ed25519-seed', () => randomBytes(32));
+    seed = await mediatorSeed(store, input);
   } catch (err) {
     // a start that fails here leaves no pool or connection open behind it
     await coordination?.close();
@@ -99,6 +100,24 @@ export async function createRelayServices(input: ComposeInput): Promise<RelaySer
     now,
     resolver,
   };
+}
+
+/**
+ * The configured keys win over the ones in the store (a relay moved to a new host keeps its DID);
+ * when they differ, the log says so, with both DIDs and never a key. The store's seed is kept:
+ * removing the keys from the configuration brings its DID back.
+ */
+async function mediatorSeed(store: RelayStore, input: ComposeInput): Promise<Uint8Array> {
+  const configured = input.config.keys;
+  const stored = await store.secret('mediator-ed25519-seed', () => configured?.ed25519Seed ?? randomBytes(32));
+  if (!configured) return stored;
+  if (Buffer.compare(Buffer.from(stored), Buffer.from(configured.ed25519Seed)) !== 0) {
+    input.log.warn(
+      { did: didKeyFromSeed(configured.ed25519Seed).did, replaced_did: didKeyFromSeed(stored).did, keys: configured.source },
+      "the configured mediator keys differ from the data directory's: the relay uses the configured ones; agents mediated under the replaced DID must mediate again",
+    );
+  } else input.log.info({ keys: configured.source }, 'the mediator keys come from the configuration');
+  return configured.ed25519Seed;
 }
 
 /** a Postgres that cannot be reached here rejects with RELAY_POSTGRES_UNAVAILABLE */

@@ -3,6 +3,7 @@ import { invalid } from '../../node/errors.js';
 import type { PluginConfig } from '../../node/config/schema.js';
 import { configValues } from '../common/config.js';
 import { defaultSettings, type TenantSettings } from './core/settings.js';
+import { parseMediatorKeys, readMediatorKeysFile, type MediatorKeys } from './wire/dids/mediator-keys.js';
 
 /**
  * `plugins.relay.*` (docs/relay.md, "Configuration"): validated once at start, with the defaults
@@ -35,9 +36,11 @@ export interface RelayConfig {
   postgresUrl: string | undefined;
   /** rate limits, replay window and live fan-out shared through this Redis; needs postgresUrl */
   redisUrl: string | undefined;
+  /** the mediator's keys (`keys` or `keysFile`); unset: the ones kept in the store */
+  keys: MediatorKeys | undefined;
 }
 
-const KNOWN = new Set(['enabled', 'host', 'port', 'publicUrl', 'maxEnvelopeBytes', 'cryptoThreads', 'cryptoQueue', 'maxLiveConnections', 'maxLiveConnectionsPerIp', 'resolverTtlMs', 'oidc', 'errorsBase', 'rateLimitPerDidPerMin', 'retentionSeconds', 'purgeOnAck', 'manualApproval', 'sweepIntervalMs', 'postgresUrl', 'redisUrl']);
+const KNOWN = new Set(['enabled', 'host', 'port', 'publicUrl', 'maxEnvelopeBytes', 'cryptoThreads', 'cryptoQueue', 'maxLiveConnections', 'maxLiveConnectionsPerIp', 'resolverTtlMs', 'oidc', 'errorsBase', 'rateLimitPerDidPerMin', 'retentionSeconds', 'purgeOnAck', 'manualApproval', 'sweepIntervalMs', 'postgresUrl', 'redisUrl', 'keys', 'keysFile']);
 
 const { int, bool, url, onlyKnown } = configValues('plugins.relay');
 
@@ -75,5 +78,15 @@ export function parseRelayConfig(section: PluginConfig): RelayConfig {
     sweepIntervalMs: int(section.sweepIntervalMs, 'sweepIntervalMs', 30_000, 100, 3_600_000),
     postgresUrl,
     redisUrl,
+    keys: relayKeys(section),
   };
+}
+
+/** `keys` inline or `keysFile`, not both: two sources of one identity could disagree */
+function relayKeys(section: PluginConfig): MediatorKeys | undefined {
+  if (section.keys !== undefined && section.keysFile !== undefined) throw invalid('CONFIG_INVALID', 'plugins.relay.keys and plugins.relay.keysFile are exclusive: give the mediator\'s keys one way', { field: 'plugins.relay.keysFile' });
+  if (section.keys !== undefined) return parseMediatorKeys(section.keys, 'plugins.relay.keys');
+  if (section.keysFile === undefined) return undefined;
+  if (typeof section.keysFile !== 'string' || section.keysFile.length === 0) throw invalid('CONFIG_INVALID', 'plugins.relay.keysFile must be the path of a keys file', { field: 'plugins.relay.keysFile' });
+  return readMediatorKeysFile(section.keysFile, 'plugins.relay.keysFile');
 }

@@ -62,8 +62,8 @@ t.test('Identus SDK agents mediated by the relay', async (t) => {
         t.equal(m.state, 4, `${a.name}: the mediation is granted`);
         t.equal(m.asMediator().mediatorDID.toString(), mediator, `${a.name}: the mediator is the invitation's DID`);
         t.equal(m.asMediator().routingDID.toString(), mediator, `${a.name}: the grant's routing_did is the relay's DID`);
-        t.ok(a.resolver.fetches >= 1, `${a.name}: the relay's DID was resolved through GET /did-document`);
-        t.same(a.resolver.errors, [], `${a.name}: the did:key resolver had no error`);
+        t.ok(a.resolver!.fetches >= 1, `${a.name}: the relay's DID was resolved through GET /did-document`);
+        t.same(a.resolver!.errors, [], `${a.name}: the did:key resolver had no error`);
         t.match(a.did.toString(), /^did:peer:2\.Ez6LS[^.]+\.Vz6Mk[^.]+\.S[^.]+$/, `${a.name}: a did:peer:2 with a service`);
         t.same(
           resolvePeer2(a.did.toString()).service.map((s) => (s.serviceEndpoint as { uri: string }).uri),

@@ -20,7 +20,7 @@ async function mediateRequest(inbound: Inbound, services: RelayServices): Promis
   const { mediation } = await services.mediations.request(sender, presentation);
   switch (mediation.state) {
     case 'granted':
-      return { status: 200, reply: reply(inbound, `${MEDIATION}/mediate-grant`, { routing_did: services.identity.did }) };
+      return { status: 200, reply: reply(inbound, `${MEDIATION}/mediate-grant`, { routing_did: inbound.recipient ?? services.identity.did }) };
     case 'requested':
       throw new ProtocolProblem('w.p.req.pending-approval', 'the request is recorded and waits for an operator to grant it; send mediate-request again later', 202);
     default:

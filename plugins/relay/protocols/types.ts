@@ -25,6 +25,8 @@ export interface Inbound {
   /** `from` as written in the plaintext; equals sender when authenticated */
   claimedFrom: string | null;
   channel: LiveChannel | null;
+  /** the relay's DID the envelope was addressed to (its did:key or its did:peer:2); replies come from it */
+  recipient?: string;
 }
 
 export type Reply = Omit<IMessage, 'id' | 'typ'> & { id?: string };

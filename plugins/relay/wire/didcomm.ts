@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { DIDDoc, IMessage, Secret, UnpackMetadata } from 'didcomm-node';
+import { staticSecretsResolver } from './dids/secrets.js';
 
 /**
  * The reference DIDComm v2 implementation (didcomm-node, WASM), wrapped so that nothing it
@@ -35,12 +36,8 @@ function resolverOf(lookup: DocLookup) {
   return { resolve: async (did: string) => lookup(did) };
 }
 
-function secretsOf(secrets: readonly Secret[]) {
-  return {
-    get_secret: async (id: string) => secrets.find((s) => s.id === id) ?? null,
-    find_secrets: async (ids: string[]) => ids.filter((id) => secrets.some((s) => s.id === id)),
-  };
-}
+// the mediator's keys under its did:key ids and under its did:peer:2 ids (dids/secrets.ts)
+const secretsOf = staticSecretsResolver;
 
 export async function unpackEnvelope(envelope: string, lookup: DocLookup, secrets: readonly Secret[]): Promise<Unpacked> {
   const [msg, meta] = (await didcomm.Message.unpack(envelope, resolverOf(lookup), secretsOf(secrets), {})) as [InstanceType<DidcommModule['Message']>, UnpackMetadata];

@@ -49,6 +49,11 @@ export class InboundPipeline {
     return this.services.identity.document(this.endpoint());
   }
 
+  /** the relay's did:peer:2 of the current endpoint (identity.ts) */
+  ownPeerDid(): string {
+    return this.services.identity.peerDid(this.endpoint());
+  }
+
   /** A store or Redis that cannot be reached is a 503 with Retry-After, never a 500. */
   async handle(text: string, channel: LiveChannel | null): Promise<WireAnswer | WireProblem> {
     try {
@@ -67,11 +72,14 @@ export class InboundPipeline {
     } catch (err) {
       return { status: 400, code: 'ENVELOPE_MALFORMED', detail: (err as Error).message };
     }
-    if (!header.kids.some((kid) => kid === services.identity.keyAgreementKid)) {
-      return { status: 400, code: 'NOT_FOR_THIS_MEDIATOR', detail: `the envelope is not encrypted to this mediator's key ${services.identity.keyAgreementKid}` };
+    // the relay answers under the DID the agent addressed: its did:key or a did:peer:2 of its keys
+    const recipient = header.kids.map((kid) => services.identity.ownerOf(kid)).find((did) => did !== undefined);
+    const recipientDoc = recipient === undefined ? undefined : this.ownDocumentOf(recipient);
+    if (recipient === undefined || recipientDoc === undefined) {
+      return { status: 400, code: 'NOT_FOR_THIS_MEDIATOR', detail: `the envelope is not encrypted to this mediator's key ${services.identity.keyAgreementKid} (or #key-1 of its did:peer:2)` };
     }
     const senderDid = header.skid ? didOf(header.skid) : null;
-    const docs: Record<string, DIDDoc> = { [services.identity.did]: this.ownDocument() };
+    const docs: Record<string, DIDDoc> = { [recipient]: recipientDoc };
     // wire senders count against the wire tenant's limit
     const limit = (await services.settings.get(WIRE_TENANT)).rateLimitPerDidPerMin;
     if (senderDid) {
@@ -100,7 +108,7 @@ export class InboundPipeline {
       const verdict = await services.coordination.limiter.hit(sender, limit);
       if (!verdict.allowed) return this.tooMany(sender, limit, verdict.retryAfter);
     }
-    const inbound: Inbound = { message, sender, claimedFrom, channel };
+    const inbound: Inbound = { message, sender, claimedFrom, channel, recipient };
     let outcome: Outcome;
     let family: Family | undefined;
     try {
@@ -115,22 +123,34 @@ export class InboundPipeline {
     if (!outcome.reply) return { status: outcome.status, headers: outcome.headers, family };
     const to = sender ?? claimedFrom ?? outcome.replyTo;
     if (!to) return { status: outcome.status === 200 ? 202 : outcome.status, headers: outcome.headers, family };
-    const packed = await this.pack(outcome.reply, to, sender !== null);
+    const packed = await this.pack(outcome.reply, to, sender !== null, recipient);
     if (typeof packed !== 'string') return packed;
     return { status: outcome.status, body: packed, contentType: ENCRYPTED, headers: outcome.headers, family };
   }
 
-  /** Packs a reply or a push for `to`: authcrypt from the mediator when `authcrypt`, else anoncrypt. */
-  async pack(reply: Reply, to: string, authcrypt: boolean): Promise<string | WireProblem> {
+  /**
+   * Packs a reply or a push for `to`: authcrypt from the mediator's DID `from` (the one the agent
+   * addressed; its did:key by default) when `authcrypt`, else anoncrypt.
+   */
+  async pack(reply: Reply, to: string, authcrypt: boolean, from = this.services.identity.did): Promise<string | WireProblem> {
     const doc = await this.resolver.resolve(to);
     if (!doc) return { status: 400, code: 'REPLY_UNRESOLVABLE', detail: `the reply cannot be encrypted: ${to.slice(0, 200)} does not resolve` };
-    const message: IMessage = { typ: 'application/didcomm-plain+json', ...reply, id: reply.id ?? randomUUID(), to: [to], ...(authcrypt ? { from: this.services.identity.did } : {}) } as IMessage;
+    const message: IMessage = { typ: 'application/didcomm-plain+json', ...reply, id: reply.id ?? randomUUID(), to: [to], ...(authcrypt ? { from } : {}) } as IMessage;
     try {
-      return await this.codec.pack({ message, to, from: authcrypt ? this.services.identity.did : null }, { [to]: doc, [this.services.identity.did]: this.ownDocument() });
+      return await this.codec.pack({ message, to, from: authcrypt ? from : null }, { [to]: doc, [from]: this.ownDocumentOf(from) ?? this.ownDocument() });
     } catch (err) {
       if (err instanceof CodecBusyError) return { status: 503, code: 'BUSY', detail: 'the relay is at capacity; retry shortly', headers: { 'retry-after': '1' } };
       this.log.warn({ err: didcommErrorText(err), to }, 'a reply could not be packed');
       return { status: 500, code: 'REPLY_PACK_FAILED', detail: 'the reply could not be encrypted for the sender' };
+    }
+  }
+
+  /** a did:peer:2 that starts with our keys but does not parse is not one the relay answers for */
+  private ownDocumentOf(did: string): DIDDoc | undefined {
+    try {
+      return this.services.identity.documentOf(did, this.endpoint());
+    } catch {
+      return undefined;
     }
   }
 

@@ -11,16 +11,22 @@ import { ENCRYPTED, type InboundPipeline } from './inbound.js';
  * The DIDComm wire (seed 000, "Wire"): GET /invite, POST /didcomm, and GET /didcomm answering 404
  * (the wire is POST-only; a WebSocket upgrade on the same path is live mode, wire/live.ts), plus
  * GET /did-document, the mediator's DID document.
+ *
+ * `?did=peer` on /invite and /did-document gives the mediator's did:peer:2 (identity.ts) instead
+ * of its did:key: the same keys, with the endpoint in the DID, for agents whose resolvers cannot
+ * find the endpoint of a did:key.
  */
 
 export const DIDCOMM_PATH = '/didcomm';
 const MEDIA_TYPES = [ENCRYPTED, 'application/didcomm-envelope-enc'];
 
-export function invitation(services: RelayServices, endpoint: string): Record<string, unknown> {
+export type InvitationDid = 'key' | 'peer';
+
+export function invitation(services: RelayServices, endpoint: string, did: InvitationDid = 'key'): Record<string, unknown> {
   return {
     type: 'https://didcomm.org/out-of-band/2.0/invitation',
     id: randomUUID(),
-    from: services.identity.did,
+    from: did === 'peer' ? services.identity.peerDid(endpoint) : services.identity.did,
     body: { goal_code: 'request-mediate', goal: 'Request mediation from this relay', accept: ['didcomm/v2'] },
     services: [{ id: '#relay', type: 'DIDCommMessaging', serviceEndpoint: { uri: endpoint, accept: ['didcomm/v2'], routingKeys: [] } }],
   };
@@ -33,15 +39,29 @@ export function mountWire(http: Pick<HttpServer, 'route'>, deps: { services: Rel
     ctx.send(status, JSON.stringify(body), 'application/problem+json', headers);
   };
 
+  const whichDid = (ctx: RequestContext): InvitationDid | undefined => {
+    const did = ctx.query.get('did') ?? 'key';
+    if (did === 'key' || did === 'peer') return did;
+    problem(ctx, 400, 'VALIDATION', '`did` is key (the did:key, the default) or peer (the did:peer:2 with the endpoint in it)');
+    return undefined;
+  };
+
   http.route('GET', '/invite', async (ctx) => {
+    const did = whichDid(ctx);
+    if (!did) return;
     // the wire's tenant may publish another URL (PUT /v1/mediator/config {endpoint})
-    const inv = invitation(services, (await services.settings.get(WIRE_TENANT)).endpoint ?? endpoint());
+    const inv = invitation(services, (await services.settings.get(WIRE_TENANT)).endpoint ?? endpoint(), did);
     ctx.json(200, inv, { 'cache-control': 'no-store' });
   });
 
   // the mediator's did:key document with its services (HTTP and live WebSocket), for clients whose
-  // resolvers cannot know the endpoint of a did:key
-  http.route('GET', '/did-document', (ctx) => ctx.json(200, pipeline.ownDocument(), { 'cache-control': 'no-store' }));
+  // resolvers cannot know the endpoint of a did:key; ?did=peer: its did:peer:2's document
+  http.route('GET', '/did-document', (ctx) => {
+    const did = whichDid(ctx);
+    if (!did) return;
+    const doc = did === 'peer' ? services.identity.documentOf(pipeline.ownPeerDid(), endpoint()) : pipeline.ownDocument();
+    ctx.json(200, doc, { 'cache-control': 'no-store' });
+  });
 
   http.route('GET', DIDCOMM_PATH, (ctx) => problem(ctx, 404, 'NOT_FOUND', 'the DIDComm endpoint takes POST (or a WebSocket upgrade for live mode)'));
 

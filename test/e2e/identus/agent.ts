@@ -12,7 +12,9 @@
  * - Pluto needs a store (MemoryStore);
  * - Castor needs a did:key resolver for the relay's DID (relayDidKeyResolver, which reads the
  *   relay's GET /did-document), in every agent, senders included: a mediated agent's did:peer:2
- *   names the relay's did:key as its service endpoint;
+ *   names the relay's did:key as its service endpoint. Not with `stockResolvers`: the agent is
+ *   then given the invitation of the relay's did:peer:2 (GET /invite?did=peer), which the SDK's
+ *   own resolvers read;
  * - live mode (options.experiments.liveMode) opens `new WebSocket(uri)` on the global WebSocket,
  *   which Node 20 lacks, so `ws`'s class is installed (with an error listener: without one a
  *   failed upgrade is an uncaught exception);
@@ -33,7 +35,7 @@ export const BASIC_MESSAGE = 'https://didcomm.org/basicmessage/2.0/message';
 export const PICKUP = 'https://didcomm.org/messagepickup/3.0';
 
 export interface RelayInvitation {
-  /** the invitation's `from`: the relay's did:key */
+  /** the invitation's `from`: the relay's did:key (or its did:peer:2) */
   mediatorDid: string;
   /** the DIDComm endpoint of the invitation (POST) */
   endpoint: string;
@@ -42,10 +44,11 @@ export interface RelayInvitation {
   invitation: { from: string; type: string; services: Array<{ serviceEndpoint: { uri: string } | string }> };
 }
 
-/** GET /invite of the relay at `base`. */
-export async function readInvitation(base: string): Promise<RelayInvitation> {
-  const res = await fetch(`${base}/invite`);
-  if (!res.ok) throw new Error(`GET ${base}/invite: HTTP ${res.status}`);
+/** GET /invite of the relay at `base` (`did: 'peer'`: the invitation from its did:peer:2). */
+export async function readInvitation(base: string, did: 'key' | 'peer' = 'key'): Promise<RelayInvitation> {
+  const url = did === 'peer' ? `${base}/invite?did=peer` : `${base}/invite`;
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
   const invitation = (await res.json()) as RelayInvitation['invitation'];
   const se = invitation.services?.[0]?.serviceEndpoint;
   const endpoint = typeof se === 'string' ? se : se?.uri;
@@ -104,7 +107,8 @@ export interface IdentusAgent {
   hostDid: DID;
   /** a did:peer:2 whose service endpoint is the relay's DID, registered by keylist-update */
   did: DID;
-  resolver: RelayDidKeyResolver;
+  /** the did:key resolver given to Castor; undefined with `stockResolvers` */
+  resolver: RelayDidKeyResolver | undefined;
   /** everything the SDK emitted as received, in order */
   arrivals: Arrival[];
   /** errors of the polling loop */
@@ -143,6 +147,8 @@ export interface StartOptions {
   liveMode?: boolean;
   /** polling period (not in live mode): replaces the SDK's own 5 s job */
   pollMs?: number;
+  /** Castor with the SDK's own resolvers only (no relayDidKeyResolver) */
+  stockResolvers?: boolean;
 }
 
 interface LiveSocket {
@@ -154,8 +160,8 @@ export async function startIdentusAgent(opts: StartOptions): Promise<IdentusAgen
   if (opts.liveMode) await ensureGlobalWebSocket();
   const { relay } = opts;
   const apollo = new SDK.Apollo();
-  const resolver = relayDidKeyResolver(relay.didDocumentUrl);
-  const castor = new SDK.Castor(apollo, [resolver.Resolver]);
+  const resolver = opts.stockResolvers ? undefined : relayDidKeyResolver(relay.didDocumentUrl);
+  const castor = resolver ? new SDK.Castor(apollo, [resolver.Resolver]) : new SDK.Castor(apollo);
   const pluto = new SDK.Pluto(new MemoryStore(), apollo);
   const api = new CountingApi();
   const agent = SDK.Agent.initialize({
@@ -186,7 +192,7 @@ export async function startIdentusAgent(opts: StartOptions): Promise<IdentusAgen
   if (!mediator || mediator.state !== 4 /* GRANTED */) {
     const state = mediator?.state;
     await agent.stop().catch(() => {});
-    throw new Error(`${opts.name}: mediation not granted by ${relay.mediatorDid} (connection state ${state}; resolver errors ${JSON.stringify(resolver.errors)}; HTTP ${JSON.stringify(api.failures)})`);
+    throw new Error(`${opts.name}: mediation not granted by ${relay.mediatorDid} (connection state ${state}; resolver errors ${JSON.stringify(resolver?.errors ?? [])}; HTTP ${JSON.stringify(api.failures)})`);
   }
   if (opts.liveMode) {
     const socket = (mediator as unknown as { socket?: LiveSocket }).socket;

@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import t from 'tap';
+import { didKeyFromSeed } from '../../plugins/relay/wire/dids/did-key.js';
+import { mediatorKeysFileText } from '../../plugins/relay/wire/dids/mediator-keys.js';
+import { startNodeProcess, tempDataDir, type NodeProcess } from './harness.js';
+import { BASIC_MESSAGE, bodyOf, readInvitation, startIdentusAgent, type IdentusAgent } from './identus/agent.js';
+import { resolvePeer2 } from './identus/did-peer2.js';
+
+/**
+ * The relay's published did:peer:2 (docs/relay.md, "The mediator's identity"): Hyperledger Identus
+ * agents with the SDK's own resolvers only get mediation through it and receive a forwarded
+ * message; the relay's keys come from a keys file, so a node started on an empty data directory
+ * with the same configuration has the same DIDs. Its LevelDB records went with the old data
+ * directory: the agent mediates again with the DID it knows, without a new invitation.
+ */
+
+const MEDIATION = 'https://didcomm.org/coordinate-mediation/2.0';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+t.test('stock Identus agents mediated through the relay did:peer:2, across a move to an empty data directory', async (t) => {
+  const configDir = await tempDataDir(t);
+  const seed = randomBytes(32);
+  const keysFile = join(configDir, 'relay-keys.json');
+  await writeFile(keysFile, mediatorKeysFileText(seed), { mode: 0o600 });
+  const configFile = join(configDir, 'config.json');
+  await writeFile(configFile, JSON.stringify({ plugins: { relay: { keysFile } } }));
+  // the same port on both hosts: the did:peer:2 carries the endpoint, as publicUrl would in production
+  const port = await freePort();
+  const start = async (): Promise<NodeProcess> => startNodeProcess(t, await tempDataDir(t), { plugins: { relay: port }, logLevel: 'warn', env: { LEDGER_CONFIG: configFile } });
+
+  let node = await start();
+  const base = node.plugins.relay!;
+  const keyInvitation = await readInvitation(base);
+  t.equal(keyInvitation.mediatorDid, didKeyFromSeed(seed).did, "the did:key invitation's from is the did:key of the configured keys");
+  const relay = await readInvitation(base, 'peer');
+  const peer = relay.mediatorDid;
+  t.match(peer, /^did:peer:2\.Ez6LS[^.]+\.Vz6Mk[^.]+\.S[^.]+\.S[^.]+$/, 'GET /invite?did=peer: from is a did:peer:2 with services');
+  t.same(
+    resolvePeer2(peer).service.map((s) => (s.serviceEndpoint as { uri: string }).uri),
+    [relay.endpoint, relay.endpoint.replace(/^http/, 'ws')],
+    "its services are the relay's endpoint and its live WebSocket",
+  );
+  const keyDoc = (await (await fetch(`${base}/did-document`)).json()) as { keyAgreement: string[]; verificationMethod: Array<{ id: string; publicKeyJwk: { x: string } }> };
+  const peerDoc = resolvePeer2(peer);
+  const x = (doc: { keyAgreement: string[]; verificationMethod: Array<{ id: string; publicKeyJwk?: unknown }> }) => (doc.verificationMethod.find((m) => m.id === doc.keyAgreement[0])!.publicKeyJwk as { x: string }).x;
+  t.equal(x(peerDoc), x(keyDoc), 'both DIDs have the same key-agreement key');
+
+  const agents: IdentusAgent[] = [];
+  const startAgent = async (name: string) => {
+    const a = await startIdentusAgent({ name, relay, pollMs: 200, stockResolvers: true });
+    agents.push(a);
+    return a;
+  };
+  try {
+    const alice = await startAgent('alice');
+    const bob = await startAgent('bob');
+    for (const a of [alice, bob]) {
+      t.equal(a.resolver, undefined, `${a.name}: Castor has only the SDK's own resolvers`);
+      const m = a.agent.connections.mediator!.asMediator();
+      t.equal(m.mediatorDID.toString(), peer, `${a.name}: mediated by the relay's did:peer:2`);
+      t.equal(m.routingDID.toString(), peer, `${a.name}: the grant's routing_did is the DID the agent addressed`);
+      t.same(
+        resolvePeer2(a.did.toString()).service.map((s) => (s.serviceEndpoint as { uri: string }).uri),
+        [peer],
+        `${a.name}: its peer DID's service endpoint is the relay's did:peer:2`,
+      );
+    }
+
+    const sent = await bob.send(alice.did, 'hello Alice, through the did:peer:2');
+    const arrival = await alice.next((m) => m.id === sent.id);
+    t.equal(arrival.message.piuri, BASIC_MESSAGE, 'Alice receives the forwarded message');
+    t.same(bodyOf(arrival.message), { content: 'hello Alice, through the did:peer:2' });
+    t.equal(arrival.message.from?.toString(), bob.did.toString(), "from is Bob's peer DID");
+    t.same([...alice.httpFailures, ...bob.httpFailures], [], 'no HTTP request failed');
+    await alice.pausePolling();
+    await bob.pausePolling();
+
+    // the same configuration on another host: an empty data directory, the keys from the file
+    t.equal(await node.stop(), 0, 'the first node stops cleanly');
+    node = await start();
+    t.equal((await readInvitation(node.plugins.relay!)).mediatorDid, keyInvitation.mediatorDid, 'the new node has the same did:key');
+    t.equal((await readInvitation(node.plugins.relay!, 'peer')).mediatorDid, peer, 'and the same did:peer:2');
+
+    for (const a of [alice, bob]) {
+      // the SDK rejects a non-2xx answer; the relay's 403 carries an encrypted problem report
+      const refused = await a.askRelay(`${MEDIATION}/keylist-query`, {}).then(
+        () => undefined,
+        (err: unknown) => err as { status?: number },
+      );
+      t.equal(refused?.status, 403, `${a.name}: the relay answers under the same DID, but the mediation was in the old data directory`);
+      const failed = a.httpFailures.length;
+      const grant = await a.askRelay(`${MEDIATION}/mediate-request`, {});
+      t.equal(grant?.piuri, `${MEDIATION}/mediate-grant`, `${a.name}: mediate-request to the DID it knows, no new invitation, is granted`);
+      t.equal(bodyOf(grant!).routing_did, peer, `${a.name}: with the same routing_did, so its peer DID stays valid`);
+      const update = await a.askRelay(`${MEDIATION}/keylist-update`, { updates: [{ recipient_did: a.did.toString(), action: 'add' }] });
+      t.equal(update?.piuri, `${MEDIATION}/keylist-update-response`, `${a.name}: registers its peer DID again`);
+      t.same(a.httpFailures.slice(failed), [], `${a.name}: no HTTP request failed after the refusal`);
+    }
+    const again = await bob.send(alice.did, 'hello Alice, on the new host');
+    await alice.pollOnce();
+    const moved = await alice.next((m) => m.id === again.id);
+    t.same(bodyOf(moved.message), { content: 'hello Alice, on the new host' }, 'Alice receives a message forwarded by the new node, with the peer DID she had');
+    t.equal(alice.httpFailures.length + bob.httpFailures.length, 2, 'the only failed HTTP requests were the two refused keylist-queries');
+  } finally {
+    for (const a of agents) await a.stop().catch((err: unknown) => t.comment(`${a.name} stop: ${(err as Error).message}`));
+  }
+  t.equal(await node.stop(), 0, 'the node stops cleanly');
+});
