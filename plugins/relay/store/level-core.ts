@@ -1,6 +1,7 @@
 import type { AbstractSublevel } from 'abstract-level';
-import { LedgerError } from '../../../node/errors.js';
+import { LedgerError, unavailable } from '../../../node/errors.js';
 import type { BinarySublevel } from '../../../node/state/db.js';
+import { GroupCommit } from './level-group-commit.js';
 import { Mutex, SEP } from './shared.js';
 import type { KeylistEntry, LogEntry, Mediation, MessageProtocol, MessageRecord, MessageState } from './types.js';
 
@@ -34,7 +35,21 @@ export { IdGen, MAX_TIME, Mutex, SEP, int, part, parts } from './shared.js';
  *
  * Counts are read-modify-written, so every write runs under one lock (`Core.write`) and goes to
  * LevelDB as one batch: a transition and the counts it changes are atomic.
+ *
+ * With `sync` (the default), a write resolves only once it is on disk, in one of three ways
+ * (`WriteMode`, docs/relay.md "Durability"):
+ * - `grouped`: the batch joins the group commit (level-group-commit.ts): the lock is released at
+ *   once and the write resolves when the synced batch holding it completes. Only for writes whose
+ *   reads no queued write can change (a new message, a document put): the queue holds only such
+ *   writes, so a grouped write never reads what is queued, except stored counts, which the count
+ *   cache holds (a count missing from it is read after the queue is written).
+ * - `synced`: the queue is written first, then the batch is written with an fsync under the lock.
+ * - `unsynced`: the queue is written first, then the batch without an fsync (the next synced
+ *   batch, a few ms later, takes it to disk): for changes whose loss a power cut can only turn
+ *   into a redelivery or a lost log line, never a lost message.
  */
+
+export type WriteMode = 'grouped' | 'synced' | 'unsynced';
 
 export type Sub<V> = AbstractSublevel<BinarySublevel, any, string, V>;
 
@@ -126,6 +141,13 @@ export class Core {
   private readonly lock = new Mutex();
   /** stored counts read or written by `commit` (only `commit` uses it, under the lock) */
   private readonly counts = new Map<Sub<number>, Map<string, number>>();
+  /** the group commit, when writes are synced */
+  private readonly group: GroupCommit | null;
+  /** bumped by a failed synced batch: counts computed before it are void */
+  private failures = 0;
+  /** the mode of the write running under the lock, and the batches a grouped write waits for */
+  private mode: WriteMode = 'unsynced';
+  private waits: Promise<void>[] = [];
   closed = false;
 
   constructor(
@@ -133,50 +155,89 @@ export class Core {
     readonly opts: CoreOptions,
   ) {
     this.s = openSubs(db);
+    this.group = opts.sync ? new GroupCommit(db, () => this.dropCounts()) : null;
+  }
+
+  private dropCounts(): void {
+    this.failures++;
+    for (const cache of this.counts.values()) cache.clear();
   }
 
   now(): number {
     return this.opts.now();
   }
 
-  /** Runs `fn` under the write lock; refused once the store is closed. */
-  write<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new LedgerError('RELAY_STORE_CLOSED', 'the relay store is closed', 'internal'));
-    return this.lock.run(fn);
+  /**
+   * Runs `fn` under the write lock, its commits written as `mode` says (see above; without `sync`
+   * every mode is an unsynced batch, as the rest of the node writes); refused once the store is
+   * closed. Resolves once the commits of `fn` are written, and with `sync`, on disk unless `unsynced`.
+   */
+  async write<T>(fn: () => Promise<T>, mode: WriteMode = 'synced'): Promise<T> {
+    if (this.closed) throw new LedgerError('RELAY_STORE_CLOSED', 'the relay store is closed', 'internal');
+    const group = this.group;
+    if (!group) return this.lock.run(fn);
+    const waits: Promise<void>[] = [];
+    const out = await this.lock.run(async () => {
+      if (mode !== 'grouped') await group.drained();
+      this.mode = mode;
+      this.waits = waits;
+      try {
+        return await fn();
+      } finally {
+        this.mode = 'unsynced';
+        this.waits = [];
+      }
+    });
+    await Promise.all(waits);
+    return out;
   }
 
   /** Resolves once every write started before it has finished. */
-  idle(): Promise<void> {
-    return this.lock.run(async () => undefined);
+  async idle(): Promise<void> {
+    await this.lock.run(async () => undefined);
+    await this.group?.drained();
   }
 
-  /** Writes `tx` as one batch, with its count deltas applied. Call it inside `write` (or, for a tx with no count deltas, under another lock that orders its keys' writes). */
+  /** Writes `tx` as one batch, with its count deltas applied. Call it inside `write`. */
   async commit(tx: Tx): Promise<void> {
     if (tx.empty) return;
+    const { group, mode, waits } = this;
+    const failures = this.failures;
     const ops = [...tx.ops];
-    const next: Array<[Map<string, number>, string, number]> = [];
+    const pending: Array<[Sub<number>, Map<string, number>, string, number]> = [];
     for (const [sub, deltas] of tx.deltas) {
       let cache = this.counts.get(sub);
       if (!cache) this.counts.set(sub, (cache = new Map()));
-      if (cache.size > COUNT_CACHE_LIMIT) cache.clear();
+      if (cache.size > COUNT_CACHE_LIMIT && (group === null || group.idle)) cache.clear();
       const keys = [...deltas.keys()].filter((k) => deltas.get(k) !== 0);
       const missing = keys.filter((k) => !cache.has(k));
       if (missing.length > 0) {
+        // a queued batch may hold a newer count than the store
+        await group?.drained();
         const stored = await sub.getMany(missing);
         missing.forEach((k, j) => cache.set(k, stored[j] ?? 0));
       }
-      for (const k of keys) {
-        const n = Math.max(0, (cache.get(k) ?? 0) + deltas.get(k)!);
-        ops.push(n === 0 ? { type: 'del', sublevel: sub, key: k } : { type: 'put', sublevel: sub, key: k, value: n });
-        next.push([cache, k, n]);
-      }
+      for (const k of keys) pending.push([sub, cache, k, deltas.get(k)!]);
+    }
+    if (this.failures !== failures) throw unavailable('RELAY_STORE_SYNC_FAILED', 'a synced batch of the relay store failed while this write was prepared', { retryAfterSeconds: 1 });
+    const next = pending.map(([sub, cache, k, delta]): [Map<string, number>, string, number] => {
+      const n = Math.max(0, (cache.get(k) ?? 0) + delta);
+      ops.push(n === 0 ? { type: 'del', sublevel: sub, key: k } : { type: 'put', sublevel: sub, key: k, value: n });
+      return [cache, k, n];
+    });
+    if (group && mode === 'grouped') {
+      // the queue is written in order, so the counts it holds are the cache's from here on
+      for (const [cache, k, n] of next) cache.set(k, n);
+      waits.push(group.add(ops));
+      return;
     }
     try {
       // `sync` is a classic-level batch option (abstract-level's types do not list it)
-      await this.db.batch(ops as never, { sync: this.opts.sync } as never);
+      await this.db.batch(ops as never, { sync: group !== null && mode === 'synced' } as never);
     } catch (err) {
       // the cache may hold values this failed batch read: drop them all
-      for (const cache of this.counts.values()) cache.clear();
+      this.dropCounts();
+      if (group) throw unavailable('RELAY_STORE_SYNC_FAILED', `the relay store could not write its batch: ${(err as Error).message}`, { retryAfterSeconds: 1 });
       throw err;
     }
     for (const [cache, k, n] of next) cache.set(k, n);

@@ -26,11 +26,14 @@ export class LevelCounters extends BufferedCounters {
     return out;
   }
 
-  protected async persist(batch: ReadonlyMap<string, number>): Promise<void> {
-    const keys = [...batch.keys()];
-    const stored = await this.c.s.c.getMany(keys);
-    const tx = new Tx();
-    keys.forEach((k, j) => tx.put(this.c.s.c, k, (stored[j] ?? 0) + batch.get(k)!));
-    await this.c.commit(tx);
+  /** Unsynced: the counts of the last seconds may be lost anyway (docs/relay.md, "Durability"). */
+  protected persist(batch: ReadonlyMap<string, number>): Promise<void> {
+    return this.c.write(async () => {
+      const keys = [...batch.keys()];
+      const stored = await this.c.s.c.getMany(keys);
+      const tx = new Tx();
+      keys.forEach((k, j) => tx.put(this.c.s.c, k, (stored[j] ?? 0) + batch.get(k)!));
+      await this.c.commit(tx);
+    }, 'unsynced');
   }
 }

@@ -28,13 +28,13 @@ export class LevelDocumentRepo implements DocumentRepo {
     if (text === undefined) throw invalid('RELAY_BAD_DOCUMENT', 'a document is a JSON value, not undefined or a function');
     const tx = new Tx();
     tx.put(this.c.s.d, key, text);
-    return this.c.write(() => this.c.commit(tx));
+    return this.c.write(() => this.c.commit(tx), 'grouped');
   }
 
   async delete(tenantId: string, kind: string, id: string): Promise<void> {
     const tx = new Tx();
     tx.del(this.c.s.d, join(part('tenantId', tenantId), part('kind', kind), part('id', id)));
-    return this.c.write(() => this.c.commit(tx));
+    return this.c.write(() => this.c.commit(tx), 'grouped');
   }
 
   async index(name: string, key: string): Promise<{ tenantId: string; id: string } | undefined> {
@@ -46,7 +46,7 @@ export class LevelDocumentRepo implements DocumentRepo {
     const tx = new Tx();
     if (target === null) tx.del(this.c.s.i, k);
     else tx.put(this.c.s.i, k, { tenantId: part('tenantId', target.tenantId), id: part('id', target.id) });
-    return this.c.write(() => this.c.commit(tx));
+    return this.c.write(() => this.c.commit(tx), 'grouped');
   }
 }
 
@@ -78,7 +78,7 @@ export class LevelDeliveryLog implements DeliveryLog {
       if (recipient !== null) tx.put(s.lr, join(tenantId, recipient, id), '');
       tx.put(s.lt, id, { t: tenantId, r: recipient });
     }
-    return this.c.write(() => this.c.commit(tx));
+    return this.c.write(() => this.c.commit(tx), 'grouped');
   }
 
   async list(tenantId: string, opts: { recipient?: string; limit: number }): Promise<LogEntry[]> {
@@ -109,7 +109,7 @@ export class LevelDeliveryLog implements DeliveryLog {
         }
         await this.c.commit(tx);
         return old.length;
-      });
+      }, 'unsynced');
       total += n;
       if (n < PRUNE_CHUNK) return total;
     }

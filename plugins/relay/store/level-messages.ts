@@ -62,7 +62,7 @@ export class LevelMessageQueue implements MessageQueue {
       tx.add(s.sc, join(tenantId, 'queued'), 1);
       await this.c.commit(tx);
       return rec;
-    });
+    }, 'grouped');
   }
 
   async get(id: string): Promise<MessageRecord | undefined> {
@@ -102,7 +102,7 @@ export class LevelMessageQueue implements MessageQueue {
         if (rec && isPending(rec.state)) this.move(tx, rec, { state, protocol: 'pickup', deliveredAt: at }, false);
       }
       await this.c.commit(tx);
-    });
+    }, 'unsynced');
   }
 
   async acknowledge(ids: readonly string[], recipients: readonly string[], at: number, purge: boolean): Promise<string[]> {
@@ -119,7 +119,7 @@ export class LevelMessageQueue implements MessageQueue {
       }
       await this.c.commit(tx);
       return done;
-    });
+    }, 'unsynced');
   }
 
   /** `at` is not recorded: a record has no time of failure (its `reason` says why). */
@@ -173,7 +173,7 @@ export class LevelMessageQueue implements MessageQueue {
       });
       await this.c.commit(tx);
       return out;
-    });
+    }, 'unsynced');
   }
 
   /**
@@ -207,7 +207,7 @@ export class LevelMessageQueue implements MessageQueue {
       });
       await this.c.commit(tx);
       return deleted;
-    });
+    }, 'unsynced');
   }
 
   async list(filter: MessageFilter): Promise<{ items: MessageRecord[]; total: number }> {

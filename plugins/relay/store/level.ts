@@ -11,9 +11,10 @@ export interface LevelRelayStoreOptions {
   /** the clock of message ids (arrival order); default Date.now */
   now?: () => number;
   /**
-   * fsync every write (LevelDB `sync: true`). Default false, the node's policy (docs/storage.md):
-   * a write survives the process being killed, since it is in the OS's page cache, but a power
-   * loss may lose the last writes.
+   * Default true: every write the relay acknowledges is on disk before it resolves, through a
+   * group commit (one synced batch in flight, the writes queued meanwhile in the next; see
+   * level-core.ts). False: nothing is fsynced, as the chain's writes (docs/storage.md): a write
+   * survives the process being killed, not a power loss.
    */
   sync?: boolean;
   /** how often the counters are flushed; default 5000 ms */
@@ -31,7 +32,7 @@ export interface LevelRelayStoreOptions {
  * host owns. One store per namespace: the write lock and the count cache assume no other writer.
  */
 export function createLevelRelayStore(db: BinarySublevel, opts: LevelRelayStoreOptions = {}): RelayStore {
-  const core = new Core(db, { now: opts.now ?? Date.now, sync: opts.sync ?? false });
+  const core = new Core(db, { now: opts.now ?? Date.now, sync: opts.sync ?? true });
   const counters = new LevelCounters(core, opts.counterFlushMs ?? 5000, opts.onError ?? (() => undefined));
   let closing: Promise<void> | undefined;
   return {
@@ -58,10 +59,11 @@ export function createLevelRelayStore(db: BinarySublevel, opts: LevelRelayStoreO
     },
     close(): Promise<void> {
       closing ??= (async () => {
-        core.closed = true;
         counters.stop();
-        await core.idle();
+        // the flush is a write, which the store refuses once closed
         await counters.flush();
+        core.closed = true;
+        await core.idle();
       })();
       return closing;
     },
