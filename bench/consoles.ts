@@ -1,8 +1,8 @@
 /**
  * bench/consoles: how fast the operator consoles render each page in headless Chromium against a
- * real node with data. For now the relay's console (`/console`, plugins/relay/console/); another
- * console joins by adding its pages to `pages` (`{console, name, url, signIn, ready, mark}`), e.g.
- * the KYC dashboard with its `dashboard:first-render` mark.
+ * real node with data: the relay's console (`/console`, plugins/relay/console/) and the KYC
+ * dashboard (`/dashboard`, plugins/kyc/dashboard/; its node and data in bench/lib/consoles/kyc.ts).
+ * A console joins by adding its pages (`{console, name, url, signIn, ready, mark, since}`).
  *
  * The relay: a `ledger start --plugins relay` process (manual approval on) with 30 agents'
  * mediation requests (20 granted, 5 denied, 5 waiting), 200 forwards queued for the granted ones,
@@ -36,6 +36,8 @@ import { freePortRange } from '../node/devnet/ports.js';
 import { spawnNode, type NodeProcess } from './lib/chaos/node-process.js';
 import { launchHeadlessChromium } from './lib/chromium.js';
 import { AgentResolver, DidcommAgent } from './lib/relay/didcomm-agent.js';
+import { KYC_DATA, kycPages, seedKyc, startKyc } from './lib/consoles/kyc.js';
+import type { ConsolePage } from './lib/consoles/page.js';
 import { latencySummary, machine } from './lib/stats.js';
 
 const { values } = parseArgs({
@@ -55,22 +57,6 @@ const runs = Number(values.runs);
 const MEDIATION = 'https://didcomm.org/coordinate-mediation/2.0';
 const CLIENT_ID = 'relay-console-bench';
 
-/** One page of a console, and how to get it on screen. */
-export interface ConsolePage {
-  /** which console: `relay`, later `kyc` */
-  console: string;
-  name: string;
-  url: string;
-  /** gives the page its credential once it shows its sign-in screen; none when it needs none */
-  signIn?: (page: Page) => Promise<void>;
-  /** the selector of the page rendered */
-  ready: string;
-  /** the app's first-render mark */
-  mark: string;
-  /** the app's mark taken when the credential was given, subtracted from `mark` */
-  since?: string;
-}
-
 interface Sample {
   render: number;
   wall: number;
@@ -87,7 +73,7 @@ async function visit(page: Page, p: ConsolePage, reload: boolean): Promise<Sampl
   const marks = (await page.evaluate(`[performance.getEntriesByName(${JSON.stringify(p.mark)})[0]?.startTime ?? -1, ${p.since ? `performance.getEntriesByName(${JSON.stringify(p.since)}).at(-1)?.startTime ?? -1` : '0'}]`)) as [number, number];
   if (!(marks[0] > 0)) throw new Error(`${p.console} ${p.name}: the app set no ${p.mark} mark`);
   if (marks[1] < 0) throw new Error(`${p.console} ${p.name}: the app set no ${p.since} mark`);
-  if ((await page.locator('main table tbody tr, main dl, main svg, main p.empty').count()) === 0) throw new Error(`${p.console} ${p.name}: the page rendered no data`);
+  if ((await page.locator('main table tbody tr, main dl, main svg, main img, main form, main p.empty').count()) === 0) throw new Error(`${p.console} ${p.name}: the page rendered no data`);
   return { render: marks[0] - marks[1], wall };
 }
 
@@ -221,7 +207,10 @@ async function main(): Promise<void> {
     const relay = await startRelay(dir, issuer.issuer);
     closers.push(() => relay.node.stop());
     const key = await seedRelay(relay.base, await issuer.idToken());
-    const pages: ConsolePage[] = [...relayPages(relay.base, key)];
+    const kyc = await startKyc(dir, root);
+    closers.push(() => kyc.node.stop());
+    const kycIds = await seedKyc(kyc.base, kyc.node.url, kyc.dataDir);
+    const pages: ConsolePage[] = [...relayPages(relay.base, key), ...kycPages(kyc.base, kycIds)];
 
     const browser = await launchHeadlessChromium();
     closers.push(() => browser.close());
@@ -232,9 +221,9 @@ async function main(): Promise<void> {
 
     const result = {
       bench: 'consoles',
-      data: { relay: { mediations: 30, granted: 20, denied: 5, requested: 5, queued_forwards: 200, policies: 2, api_keys: 3 } },
+      data: { relay: { mediations: 30, granted: 20, denied: 5, requested: 5, queued_forwards: 200, policies: 2, api_keys: 3 }, kyc: KYC_DATA },
       first_render_ms: results,
-      note: "first_render_ms: from the credential given to the page (the console:sign-in mark) to the page's first render (console:first-render), its API calls included; cold: a fresh browser context, warm: a reload with the assets cached; wall_*: the whole visit as the driver sees it, sign-in typing included",
+      note: "first_render_ms: from the credential given to the page (relay: console:sign-in, when the key is submitted; kyc: dashboard:sign-in, when the password login has answered) to the page's first render (console:first-render, dashboard:first-render), its API calls included; cold: a fresh browser context, warm: a reload with the assets cached; wall_*: the whole visit as the driver sees it, sign-in typing included",
       target_ms: TARGET_MS,
       browser: { name: 'chromium', version: browser.version(), headless: true, viewport: '1280x900' },
       machine: { ...machine(), loadavg_before: load.map((v) => Math.round(v * 100) / 100), loadavg_after: loadAfter.map((v) => Math.round(v * 100) / 100) },

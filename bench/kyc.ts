@@ -21,12 +21,12 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildDidCreate, buildTransfer, didForPublicKey, generateSeed, keyPairFromSeed, RpcClient, signAndEncode, UNIT, waitForReceipt } from '../node/client/index.js';
-import { readKeyFile } from '../node/config/keyfile.js';
+import { RpcClient } from '../node/client/index.js';
 import { freePortRange } from '../node/devnet/ports.js';
 import { spawnNode } from './lib/chaos/node-process.js';
 import { printProfiles } from './lib/cpuprofile.js';
 import { KycClient } from './lib/kyc/client.js';
+import { subjectsOnChain } from './lib/kyc/subjects.js';
 import { testJpeg } from './lib/kyc/images.js';
 import { WebhookReceiver } from './lib/kyc/receiver.js';
 import { latencySummary, machine, pool } from './lib/stats.js';
@@ -63,23 +63,7 @@ try {
   receiver.secret = (await api.addWebhook(hookUrl, ['credential.issued'])).secret;
 
   // subjects with DIDs on chain, funded from the dev account
-  const dev = await readKeyFile(join(dir, 'keys', 'dev.json'));
-  const { chain_id: chainId } = await rpc.chainInfo();
-  const subjects: string[] = [];
-  for (let i = 0; i < SUBJECTS; i++) {
-    const seed = generateSeed();
-    const pair = keyPairFromSeed(seed);
-    const did = didForPublicKey('testnet', pair.publicKey);
-    for (const [unsigned, key] of [
-      [buildTransfer({ senderPubkey: dev.publicKey, nonce: i, to: did.split(':')[3]!, amount: UNIT }), dev.seed],
-      [buildDidCreate({ senderPubkey: pair.publicKey, nonce: 0 }), seed],
-    ] as const) {
-      const s = signAndEncode(chainId, unsigned, key);
-      await rpc.sendTransaction(s.json);
-      await waitForReceipt(rpc, s.hash, { timeoutMs: 30_000 });
-    }
-    subjects.push(did);
-  }
+  const subjects = await subjectsOnChain(rpc, dir, SUBJECTS);
 
   const image = testJpeg(1000, 700, 1);
   const latencies: number[] = [];
