@@ -7,6 +7,7 @@ import type { RelayConfig } from './config.js';
 import { DeliveryService } from './core/delivery.js';
 import type { WebhookOutbox } from '../common/webhooks/outbox.js';
 import { RelayEvents } from './core/events.js';
+import { Mailer } from '../common/mail/mailer.js';
 import { GateService, type BbsVerifier } from './core/gates.js';
 import { MediationService } from './core/mediations.js';
 import { ResolutionService } from './core/resolutions.js';
@@ -57,7 +58,9 @@ export async function createRelayServices(input: ComposeInput): Promise<RelaySer
   }
   const identity = mediatorIdentity(seed);
   const settings = new SettingsService(store.documents, input.config.defaults);
-  const events = new RelayEvents({ docs: store.documents, outbox: input.outbox, log: store.log, logger: input.log, now });
+  const mailer = new Mailer({ store: input.db, smtpUrl: input.config.email.smtpUrl, from: input.config.email.from, log: input.log.child({ part: 'mail' }), outboxRoute: 'GET /v1/notifications/email/outbox', now });
+  mailer.start();
+  const events = new RelayEvents({ docs: store.documents, outbox: input.outbox, mailer, log: store.log, logger: input.log, now });
   const resolver = new DidResolver({
     network: input.network,
     ttlMs: input.config.resolverTtlMs,

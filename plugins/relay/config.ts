@@ -38,11 +38,13 @@ export interface RelayConfig {
   redisUrl: string | undefined;
   /** the mediator's keys (`keys` or `keysFile`); unset: the ones kept in the store */
   keys: MediatorKeys | undefined;
+  /** the email notification channel's mail: SMTP, or unset: the mail outbox (GET /v1/notifications/email/outbox) and a warning */
+  email: { smtpUrl: string | undefined; from: string };
 }
 
-const KNOWN = new Set(['enabled', 'host', 'port', 'publicUrl', 'maxEnvelopeBytes', 'cryptoThreads', 'cryptoQueue', 'maxLiveConnections', 'maxLiveConnectionsPerIp', 'resolverTtlMs', 'oidc', 'errorsBase', 'rateLimitPerDidPerMin', 'retentionSeconds', 'purgeOnAck', 'manualApproval', 'sweepIntervalMs', 'postgresUrl', 'redisUrl', 'keys', 'keysFile']);
+const KNOWN = new Set(['enabled', 'host', 'port', 'publicUrl', 'maxEnvelopeBytes', 'cryptoThreads', 'cryptoQueue', 'maxLiveConnections', 'maxLiveConnectionsPerIp', 'resolverTtlMs', 'oidc', 'errorsBase', 'rateLimitPerDidPerMin', 'retentionSeconds', 'purgeOnAck', 'manualApproval', 'sweepIntervalMs', 'postgresUrl', 'redisUrl', 'keys', 'keysFile', 'email']);
 
-const { int, bool, url, onlyKnown } = configValues('plugins.relay');
+const { int, bool, str, url, object, onlyKnown } = configValues('plugins.relay');
 
 export function parseRelayConfig(section: PluginConfig): RelayConfig {
   onlyKnown(section, KNOWN);
@@ -79,6 +81,16 @@ export function parseRelayConfig(section: PluginConfig): RelayConfig {
     postgresUrl,
     redisUrl,
     keys: relayKeys(section),
+    email: relayEmail(section),
+  };
+}
+
+/** the same section as plugins.kyc.email */
+function relayEmail(section: PluginConfig): RelayConfig['email'] {
+  const email = object(section.email, 'email', ['smtpUrl', 'from']);
+  return {
+    smtpUrl: email.smtpUrl === undefined ? undefined : url(email.smtpUrl, 'email.smtpUrl', ['smtp:', 'smtps:']),
+    from: str(email.from, 'email.from', { fallback: 'Ledger relay <no-reply@localhost>' }),
   };
 }
 

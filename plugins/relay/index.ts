@@ -88,6 +88,7 @@ export function createRelay(): Plugin {
       void sweep();
       stopServices = async () => {
         await services.delivery.flushLog();
+        await services.events.notifier.close();
         await services.coordination.close();
         await services.store.close();
       };

@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../../node/logging.js';
 import type { DeliveryLog, DocumentRepo } from '../store/types.js';
+import type { RelayEvent, EventEnvelope } from './event-types.js';
+import { Notifier, type NotifierOptions } from './notifications.js';
 
 /**
- * The seven webhook events (seed 000 "Events") and where they go: the tenant's webhook, through
- * the shared durable outbox, when the tenant subscribed to the event. `emit` resolves once the
- * delivery is in the outbox, so an event that was emitted before a 2xx survives a crash.
+ * The seven events (seed 000 "Events") and where they go: the tenant's webhook, through the
+ * shared durable outbox, when the tenant subscribed to the event; and every enabled notification
+ * channel that lists it (notifications.ts). `emit` resolves once the webhook and chat/paging
+ * deliveries are in the outbox, so an event that was emitted before a 2xx survives a crash.
  */
 
-export const RELAY_EVENTS = ['mediation.granted', 'mediation.denied', 'message.queued', 'message.delivered', 'delivery.failed', 'gate.blocked', 'resolution.failed'] as const;
-export type RelayEvent = (typeof RELAY_EVENTS)[number];
+export { RELAY_EVENTS, type EventEnvelope, type RelayEvent } from './event-types.js';
 
 export interface WebhookConfig {
   id: string;
@@ -20,17 +22,8 @@ export interface WebhookConfig {
   updatedAt: string;
 }
 
-export interface EventEnvelope {
-  id: string;
-  type: string;
-  createdAt: string;
-  data: unknown;
-}
-
 /** What the relay needs of the shared webhook outbox. */
-export interface EventOutbox {
-  enqueue(endpoint: { id: string; url: string; secret: string }, event: EventEnvelope, opts?: { tenant?: string }): Promise<unknown>;
-}
+export type EventOutbox = NotifierOptions['outbox'];
 
 export const WEBHOOK_DOC = { kind: 'webhook', id: 'config' } as const;
 
@@ -42,10 +35,14 @@ export class RelayEvents {
   private configs = new Map<string, WebhookConfig | null>();
   /** bumped by forget(), so a read that started before it is not cached after it */
   private generation = 0;
+  /** email, chat and paging */
+  readonly notifier: Notifier;
 
   constructor(
-    private readonly opts: { docs: DocumentRepo; outbox: EventOutbox; log: DeliveryLog; logger: Logger; now?: () => number },
-  ) {}
+    private readonly opts: { docs: DocumentRepo; outbox: EventOutbox; mailer: NotifierOptions['mailer']; log: DeliveryLog; logger: Logger; now?: () => number },
+  ) {
+    this.notifier = new Notifier({ docs: opts.docs, outbox: opts.outbox, mailer: opts.mailer, logger: opts.logger, now: opts.now ?? Date.now });
+  }
 
   async webhook(tenantId: string): Promise<WebhookConfig | null> {
     if (this.configs.has(tenantId)) return this.configs.get(tenantId)!;
@@ -62,13 +59,15 @@ export class RelayEvents {
   }
 
   async emit(tenantId: string, type: RelayEvent, data: Record<string, unknown>): Promise<void> {
+    const event: EventEnvelope & { type: RelayEvent } = { id: eventId(), type, createdAt: new Date(this.opts.now?.() ?? Date.now()).toISOString(), data };
     const config = await this.webhook(tenantId);
-    if (!config || !config.events.includes(type)) return;
-    const event: EventEnvelope = { id: eventId(), type, createdAt: new Date(this.opts.now?.() ?? Date.now()).toISOString(), data };
-    try {
-      await this.opts.outbox.enqueue({ id: config.id, url: config.url, secret: config.secret }, event, { tenant: tenantId });
-    } catch (err) {
-      this.opts.logger.error({ err, tenant: tenantId, event: type }, 'a webhook event could not be queued');
+    if (config && config.events.includes(type)) {
+      try {
+        await this.opts.outbox.enqueue({ id: config.id, url: config.url, secret: config.secret }, event, { tenant: tenantId });
+      } catch (err) {
+        this.opts.logger.error({ err, tenant: tenantId, event: type }, 'a webhook event could not be queued');
+      }
     }
+    await this.notifier.notify(tenantId, event);
   }
 }

@@ -46,3 +46,11 @@ t.test('tenant settings patches', async (t) => {
   t.match(refusal(() => parseSettingsPatch({ endpoint: 'javascript:x' }, all)), /endpoint must be an http\(s\) URL/);
   t.match(refusal(() => parseSettingsPatch({ purgeOnAck: false }, ['retentionSeconds'])), /unknown field purgeOnAck; allowed: retentionSeconds/);
 });
+
+t.test('email: the notification mail, like plugins.kyc.email', async (t) => {
+  t.same(parseRelayConfig(base).email, { smtpUrl: undefined, from: 'Ledger relay <no-reply@localhost>' }, 'no SMTP: the mail outbox');
+  t.same(parseRelayConfig({ ...base, email: { smtpUrl: 'smtps://u:p@mail.example:465', from: 'Relay <r@example.org>' } }).email, { smtpUrl: 'smtps://u:p@mail.example:465', from: 'Relay <r@example.org>' });
+  t.match(refusal(() => parseRelayConfig({ ...base, email: { smtpUrl: 'http://mail.example' } })), /email\.smtpUrl must be smtp or smtps/);
+  t.match(refusal(() => parseRelayConfig({ ...base, email: { host: 'mail.example' } })), /email/);
+  t.match(refusal(() => parseRelayConfig({ ...base, email: 'smtp://mail.example' })), /email must be an object/);
+});

@@ -75,6 +75,8 @@ export function mountHealth({ router, services, version, now }: RouteDeps): void
       network: services.network,
       time: new Date(now()).toISOString(),
       checks: { postgres, redis, ledgerRpc },
+      // email notifications: over SMTP, or kept in the mail outbox when no SMTP is configured
+      notifications: { email: services.events.notifier.mailVia },
     };
     return new Reply(ok ? 200 : 503, body, { 'cache-control': 'no-store' });
   };

@@ -1,68 +1,97 @@
-import { WEBHOOK_DOC, type WebhookConfig } from '../../core/events.js';
-import { validation } from '../../../common/http/problems.js';
+import { validateWebhookUrl } from '../../../common/webhooks/url.js';
+import { newEventId } from '../../../common/webhooks/ids.js';
+import { RELAY_EVENTS, WEBHOOK_DOC, type RelayEvent, type WebhookConfig } from '../../core/events.js';
+import { CHANNELS_DOC, NOTIFY_CHANNELS, channelOf, newChannelSecret, type ChannelConfig, type ChannelsDoc, type NotifyChannel } from '../../core/notifications.js';
+import { HttpProblem, conflict, validation } from '../../../common/http/problems.js';
+import { KeyedSerial } from '../../../common/http/router.js';
 import type { RouteDeps } from '../router.js';
-import { onlyFields, onlyQuery } from '../../../common/http/validate.js';
+import { oneOf, onlyFields, onlyQuery, queryInt } from '../../../common/http/validate.js';
+import { SAMPLE_EVENT_DATA } from './webhooks.js';
 
 /**
  * Notification channels (seed 000: email, webhook, a team-chat channel, an incident-paging
- * channel), each `{enabled, target}`, kept per tenant. What is true in v0:
- *   - `webhook` is the tenant's webhook (PUT /v1/webhooks): it is shown here, read-only, and is
- *     the one channel the relay delivers to;
- *   - `email`, `chat` and `paging` are stored and validated, and nothing is sent to them by the
- *     relay itself: point an integration at the webhook to reach them. Every response says so
- *     in `delivery` and `note`, so nobody mistakes a stored address for an active alert.
+ * channel). `webhook` is the tenant webhook (PUT /v1/webhooks), shown read-only. `email`, `chat`
+ * and `paging` are `{enabled, target, events}`, and the relay sends to them (core/notifications.ts).
+ * PUT takes what GET answers: `delivery`, `note` and `channels.webhook` are read-only and ignored,
+ * so a client can read, change one flag and write the whole answer back. A chat or paging target
+ * gets a signing secret when it is first set, shown once in that PUT's `secrets`; clearing the
+ * target drops it. POST /v1/notifications/<channel>/test sends one test notification now.
  */
 
 export const CHANNELS = ['email', 'webhook', 'chat', 'paging'] as const;
-type Stored = 'email' | 'chat' | 'paging';
-const STORED: readonly Stored[] = ['email', 'chat', 'paging'];
-const KIND = 'notifications';
-const ID = 'channels';
+const EMAIL = /^[^\s@<>(),;:"\\]{1,64}@[^\s@<>(),;:"\\]{1,255}\.[^\s@<>(),;:"\\]{1,63}$/;
+const TARGET_TEXT: Record<NotifyChannel, string> = {
+  email: 'an email address',
+  chat: "an https URL (the chat's incoming-webhook URL)",
+  paging: "an https URL (the paging service's webhook URL); integration or routing keys are not accepted: the relay sends paging as a signed webhook",
+};
 
-export interface Channel {
-  enabled: boolean;
-  target: string | null;
-}
-
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
-const NOTE =
-  'v0 delivers notifications only through the webhook channel (configure it with PUT /v1/webhooks). The email, chat and paging channels are stored for your integrations; the relay does not send to them itself.';
-
-function checkTarget(channel: Stored, target: unknown): string | null {
+function checkTarget(channel: NotifyChannel, target: unknown): string | null {
   const field = `channels.${channel}.target`;
   if (target === null) return null;
-  if (typeof target !== 'string' || target === '') throw validation(`${field} must be a non-empty string or null`, field);
+  if (typeof target !== 'string' || target === '') throw validation(`${field} must be ${TARGET_TEXT[channel]}, or null`, field);
   if (target.length > 2000) throw validation(`${field} is at most 2000 characters`, field);
   if (channel === 'email') {
     if (!EMAIL.test(target)) throw validation(`${field} must be an email address`, field);
     return target;
   }
-  let url: URL | undefined;
   try {
-    url = new URL(target);
-  } catch {
-    url = undefined;
+    return validateWebhookUrl(target);
+  } catch (err) {
+    throw validation(`${field} must be ${TARGET_TEXT[channel]}: ${(err as Error).message}`, field);
   }
-  if (channel === 'chat' && url?.protocol !== 'https:') throw validation(`${field} must be an https URL (the chat's incoming-webhook URL)`, field);
-  if (channel === 'paging' && url?.protocol !== 'https:' && !/^[A-Za-z0-9_-]{8,128}$/.test(target)) {
-    throw validation(`${field} must be an https URL or an integration/routing key (8 to 128 of A-Z, a-z, 0-9, _ and -)`, field);
-  }
-  return target;
 }
 
-export function mountNotifications({ router, services }: RouteDeps): void {
+function checkEvents(channel: NotifyChannel, value: unknown): RelayEvent[] {
+  const field = `channels.${channel}.events`;
+  if (!Array.isArray(value) || value.length > RELAY_EVENTS.length * 4) throw validation(`${field} must be an array of event names (${RELAY_EVENTS.join(', ')})`, field);
+  const names = value.map((e, i) => oneOf(e, `${field}[${i}]`, RELAY_EVENTS));
+  return RELAY_EVENTS.filter((e) => names.includes(e));
+}
+
+/** One channel of a PUT body over its stored state. */
+function nextChannel(channel: NotifyChannel, value: unknown, prev: ChannelConfig): ChannelConfig {
+  const where = `channels.${channel}`;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw validation(`${where} must be {enabled, target, events}`, where);
+  const v = value as Record<string, unknown>;
+  for (const key of Object.keys(v)) if (!['enabled', 'target', 'events'].includes(key)) throw validation(`unknown field ${where}.${key}; allowed: enabled, target, events`, `${where}.${key}`);
+  if (v.enabled !== undefined && typeof v.enabled !== 'boolean') throw validation(`${where}.enabled must be true or false`, `${where}.enabled`);
+  const target = v.target === undefined ? prev.target : checkTarget(channel, v.target);
+  const enabled = (v.enabled as boolean | undefined) ?? prev.enabled;
+  if (enabled && target === null) throw validation(`${where} cannot be enabled without a target`, `${where}.target`);
+  const events = v.events === undefined ? prev.events : checkEvents(channel, v.events);
+  const next: ChannelConfig = { enabled, target, events };
+  if (channel !== 'email' && target !== null) next.secret = prev.secret ?? newChannelSecret();
+  return next;
+}
+
+export function mountNotifications({ router, services, now }: RouteDeps): void {
   const docs = services.store.documents;
+  const notifier = services.events.notifier;
+  const writes = new KeyedSerial();
+  const testing = new Set<string>();
 
   const view = async (tenantId: string) => {
-    const stored = (await docs.get<Partial<Record<Stored, Channel>>>(tenantId, KIND, ID)) ?? {};
+    const stored = (await docs.get<ChannelsDoc>(tenantId, CHANNELS_DOC.kind, CHANNELS_DOC.id)) ?? {};
     const hook = await docs.get<WebhookConfig>(tenantId, WEBHOOK_DOC.kind, WEBHOOK_DOC.id);
-    const channels: Record<(typeof CHANNELS)[number], Channel> = {
-      email: stored.email ?? { enabled: false, target: null },
-      webhook: { enabled: Boolean(hook && hook.events.length > 0), target: hook?.url ?? null },
-      chat: stored.chat ?? { enabled: false, target: null },
-      paging: stored.paging ?? { enabled: false, target: null },
+    const shown = (c: NotifyChannel) => {
+      const { enabled, target, events } = channelOf(stored, c);
+      return { enabled, target, events };
     };
-    return { channels, delivery: { email: 'stored-only', webhook: 'sent', chat: 'stored-only', paging: 'stored-only' }, note: NOTE };
+    const mail = notifier.mailVia;
+    return {
+      channels: {
+        email: shown('email'),
+        webhook: { enabled: Boolean(hook && hook.events.length > 0), target: hook?.url ?? null, events: hook?.events ?? [] },
+        chat: shown('chat'),
+        paging: shown('paging'),
+      },
+      delivery: { email: mail, webhook: 'signed-webhook', chat: 'signed-webhook', paging: 'signed-webhook' },
+      note:
+        `Every event a channel lists is sent to it while it is enabled. Email goes ${mail === 'smtp' ? 'out over SMTP' : 'to the mail outbox (GET /v1/notifications/email/outbox): no SMTP server is configured (plugins.relay.email.smtpUrl)'}; ` +
+        'chat and paging are POSTed as signed webhooks (Ledger-Signature, with the secret shown when the target was set) and retried like the tenant webhook, which is configured with PUT /v1/webhooks. ' +
+        'POST /v1/notifications/<channel>/test sends a test notification.',
+    };
   };
 
   router.add('GET', '/v1/notifications', 'read', async (req) => {
@@ -72,28 +101,57 @@ export function mountNotifications({ router, services }: RouteDeps): void {
 
   router.add('PUT', '/v1/notifications', 'manage', async (req) => {
     const body = await req.body();
-    onlyFields(body, ['channels']);
+    onlyFields(body, ['channels', 'delivery', 'note']);
     const input = body.channels;
     if (input === null || typeof input !== 'object' || Array.isArray(input)) throw validation('channels is required: an object keyed by email, chat or paging', 'channels');
-    const entries = Object.entries(input as Record<string, unknown>);
-    if (entries.length === 0) throw validation('channels changes nothing; give one of email, chat, paging', 'channels');
-    const stored = (await docs.get<Partial<Record<Stored, Channel>>>(req.tenantId, KIND, ID)) ?? {};
-    const next: Partial<Record<Stored, Channel>> = { ...stored };
-    for (const [name, value] of entries) {
-      if (name === 'webhook') throw validation('channels.webhook is the tenant webhook: configure it with PUT /v1/webhooks', 'channels.webhook');
-      if (!(STORED as readonly string[]).includes(name)) throw validation(`unknown channel ${name}; channels are ${CHANNELS.join(', ')}`, `channels.${name}`);
-      const channel = name as Stored;
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw validation(`channels.${channel} must be {enabled, target}`, `channels.${channel}`);
-      const v = value as Record<string, unknown>;
-      for (const key of Object.keys(v)) if (key !== 'enabled' && key !== 'target') throw validation(`unknown field channels.${channel}.${key}; allowed: enabled, target`, `channels.${channel}.${key}`);
-      const prev = stored[channel] ?? { enabled: false, target: null };
-      if (v.enabled !== undefined && typeof v.enabled !== 'boolean') throw validation(`channels.${channel}.enabled must be true or false`, `channels.${channel}.enabled`);
-      const target = v.target === undefined ? prev.target : checkTarget(channel, v.target);
-      const enabled = (v.enabled as boolean | undefined) ?? prev.enabled;
-      if (enabled && target === null) throw validation(`channels.${channel} cannot be enabled without a target`, `channels.${channel}.target`);
-      next[channel] = { enabled, target };
+    const entries = Object.entries(input as Record<string, unknown>).filter(([name]) => name !== 'webhook');
+    if (entries.length === 0) throw validation('channels changes nothing; give one of email, chat, paging (the webhook channel is set with PUT /v1/webhooks)', 'channels');
+    for (const [name] of entries) if (!(NOTIFY_CHANNELS as readonly string[]).includes(name)) throw validation(`unknown channel ${name}; channels are ${CHANNELS.join(', ')}`, `channels.${name}`);
+    return writes.run(req.tenantId, async () => {
+      const stored = (await docs.get<ChannelsDoc>(req.tenantId, CHANNELS_DOC.kind, CHANNELS_DOC.id)) ?? {};
+      const next: ChannelsDoc = { ...stored };
+      const secrets: Partial<Record<NotifyChannel, string>> = {};
+      for (const [name, value] of entries) {
+        const channel = name as NotifyChannel;
+        const made = nextChannel(channel, value, channelOf(stored, channel));
+        if (made.secret !== undefined && made.secret !== stored[channel]?.secret) secrets[channel] = made.secret;
+        next[channel] = made;
+      }
+      await docs.put(req.tenantId, CHANNELS_DOC.kind, CHANNELS_DOC.id, next);
+      notifier.forget(req.tenantId);
+      services.log.info({ tenant: req.tenantId, channels: entries.map(([n]) => n), by: req.caller.id }, 'notification channels configured');
+      const shown = Object.keys(secrets).length > 0 ? { secrets, secretsNote: 'each signing secret is shown once; store it now' } : {};
+      return { ...(await view(req.tenantId)), ...shown };
+    });
+  });
+
+  router.add('POST', /^\/v1\/notifications\/([^/]+)\/test$/, 'manage', async (req) => {
+    const channel = oneOf(req.params[0], 'channel', NOTIFY_CHANNELS);
+    const hasBody = (req.ctx.req.headers['content-length'] ?? '0') !== '0' || req.ctx.req.headers['transfer-encoding'] !== undefined;
+    const body = hasBody ? await req.body() : {};
+    onlyFields(body, ['event']);
+    const type = body.event === undefined ? 'mediation.granted' : oneOf(body.event, 'event', RELAY_EVENTS);
+    const c = channelOf((await docs.get<ChannelsDoc>(req.tenantId, CHANNELS_DOC.kind, CHANNELS_DOC.id)) ?? {}, channel);
+    if (c.target === null) throw conflict(`the ${channel} channel has no target; set one with PUT /v1/notifications first`, 'NOTIFICATION_CHANNEL_NOT_CONFIGURED');
+    const key = `${req.tenantId}\n${channel}`;
+    if (testing.has(key)) throw new HttpProblem('rate-limited', `a test notification to ${channel} is in flight; wait for it to finish`, { headers: { 'retry-after': '1' } });
+    testing.add(key);
+    try {
+      const event = { id: newEventId({ test: true }), type, createdAt: new Date(now()).toISOString(), data: { test: true, ...SAMPLE_EVENT_DATA[type] } };
+      const result = await notifier.test(req.tenantId, channel, c.target, c.secret, event);
+      services.log.info({ tenant: req.tenantId, channel, status: result.status, by: req.caller.id }, 'test notification sent');
+      return { ...result, event: type, enabled: c.enabled };
+    } finally {
+      testing.delete(key);
     }
-    await docs.put(req.tenantId, KIND, ID, next);
-    return view(req.tenantId);
+  });
+
+  router.add('GET', '/v1/notifications/email/outbox', 'read', async (req) => {
+    onlyQuery(req.query, ['limit']);
+    const limit = queryInt(req.query, 'limit', 20, 1, 200);
+    // one outbox for the relay: a tenant sees the mails of its own channel (their subject names it)
+    const prefix = `[relay ${req.tenantId}] `;
+    const mails = (await notifier.mailOutbox(1000)).filter((m) => m.subject.startsWith(prefix)).slice(0, limit);
+    return { via: notifier.mailVia, items: mails.map((m) => ({ id: m.id, to: m.to, subject: m.subject, text: m.text, createdAt: m.createdAt })) };
   });
 }

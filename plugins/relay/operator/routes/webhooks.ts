@@ -16,8 +16,8 @@ import { oneOf, onlyFields, onlyQuery, optionalBoolean, queryInt } from '../../.
  * retried, and answers how it went; one test per tenant at a time.
  */
 
-
-const SAMPLE: Record<RelayEvent, Record<string, unknown>> = {
+/** the data of test deliveries (webhook and notification channels) */
+export const SAMPLE_EVENT_DATA: Record<RelayEvent, Record<string, unknown>> = {
   'mediation.granted': { mediationId: 'med_test', recipientDid: 'did:example:test-agent', by: 'operator' },
   'mediation.denied': { mediationId: 'med_test', recipientDid: 'did:example:test-agent', reason: 'test' },
   'message.queued': { messageId: 'msg_test', recipient: 'did:example:test-agent', sender: null, size: 0, mediationId: 'med_test' },
@@ -42,7 +42,8 @@ export function mountWebhooks({ router, services, now }: RouteDeps): void {
     onlyQuery(req.query, ['limit']);
     const limit = queryInt(req.query, 'limit', 20, 1, 500);
     const current = await config(req.tenantId);
-    const deliveries = await outbox.list({ tenant: req.tenantId, limit });
+    // the outbox also carries the chat and paging notifications: only this webhook's deliveries
+    const deliveries = current ? await outbox.list({ tenant: req.tenantId, endpointId: current.id, limit }) : [];
     return {
       config: current ? publicConfig(current) : null,
       events: RELAY_EVENTS,
@@ -110,7 +111,7 @@ export function mountWebhooks({ router, services, now }: RouteDeps): void {
     if (testing.has(req.tenantId)) throw new HttpProblem('rate-limited', 'a test delivery for this tenant is in flight; wait for it to finish', { headers: { 'retry-after': '1' } });
     testing.add(req.tenantId);
     try {
-      const event = { id: newEventId({ test: true }), type, createdAt: new Date(now()).toISOString(), data: { test: true, ...SAMPLE[type] } };
+      const event = { id: newEventId({ test: true }), type, createdAt: new Date(now()).toISOString(), data: { test: true, ...SAMPLE_EVENT_DATA[type] } };
       const result = await outbox.sendNow({ id: current.id, url: current.url, secret: current.secret }, event, { tenant: req.tenantId });
       return {
         id: event.id,

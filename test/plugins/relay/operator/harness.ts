@@ -85,12 +85,12 @@ export function newDidKey(): string {
   return didKeyFromSeed(randomBytes(32)).did;
 }
 
-export async function harness(t: Test, opts: { genesis?: boolean; oidc?: boolean; verifier?: Pick<OidcVerifier, 'verify'>; maxBodyBytes?: number; operator?: OperatorOptions; now?: () => number } = {}): Promise<Harness> {
+export async function harness(t: Test, opts: { genesis?: boolean; oidc?: boolean; verifier?: Pick<OidcVerifier, 'verify'>; maxBodyBytes?: number; operator?: OperatorOptions; now?: () => number; config?: Record<string, unknown> } = {}): Promise<Harness> {
   const db = await openDatabase('memory');
   const ns = db.pluginStore('relay');
   const log = createLogger({ level: 'silent' });
   const oidc = opts.oidc ? await startOidcProvider({ tenant: TENANT_B }) : undefined;
-  const config = parseRelayConfig({ enabled: true, host: '127.0.0.1', port: 0, errorsBase: ERRORS_BASE, ...(oidc ? { oidc: { issuer: oidc.issuer, audience: oidc.clientId } } : {}) });
+  const config = parseRelayConfig({ enabled: true, host: '127.0.0.1', port: 0, errorsBase: ERRORS_BASE, ...(oidc ? { oidc: { issuer: oidc.issuer, audience: oidc.clientId } } : {}), ...opts.config });
   // the same layout as the plugin: the store and the outbox share the relay's namespace
   const outbox = new WebhookOutbox({ store: ns, log, timeoutMs: 3000 });
   await outbox.start();
@@ -117,6 +117,7 @@ export async function harness(t: Test, opts: { genesis?: boolean; oidc?: boolean
     await http.close();
     await outbox.stop();
     await services.delivery.flushLog();
+    await services.events.notifier.close();
     await services.store.close();
     await db.close();
     await oidc?.close();

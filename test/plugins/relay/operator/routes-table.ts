@@ -43,6 +43,8 @@ export const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/team', level: 'read' },
   { method: 'GET', path: '/v1/notifications', level: 'read' },
   { method: 'PUT', path: '/v1/notifications', level: 'manage', body: { channels: { email: { enabled: true, target: 'ops@example.org' } } } },
+  { method: 'POST', path: '/v1/notifications/chat/test', level: 'manage' },
+  { method: 'GET', path: '/v1/notifications/email/outbox', level: 'read' },
   { method: 'GET', path: '/v1/billing', level: 'read' },
   { method: 'GET', path: '/v1/delivery-log', level: 'read' },
 ];
