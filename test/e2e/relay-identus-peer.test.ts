@@ -12,7 +12,7 @@ import { resolvePeer2 } from './identus/did-peer2.js';
 /**
  * The relay's published did:peer:2 (docs/relay.md, "The mediator's identity"): Hyperledger Identus
  * agents with the SDK's own resolvers only get mediation through it and receive a forwarded
- * message; the relay's keys come from a keys file, so a node started on an empty data directory
+ * message, polling and in live mode; the relay's keys come from a keys file, so a node started on an empty data directory
  * with the same configuration has the same DIDs. Its LevelDB records went with the old data
  * directory: the agent mediates again with the DID it knows, without a new invitation.
  */
@@ -56,8 +56,8 @@ t.test('stock Identus agents mediated through the relay did:peer:2, across a mov
   t.equal(x(peerDoc), x(keyDoc), 'both DIDs have the same key-agreement key');
 
   const agents: IdentusAgent[] = [];
-  const startAgent = async (name: string) => {
-    const a = await startIdentusAgent({ name, relay, pollMs: 200, stockResolvers: true });
+  const startAgent = async (name: string, liveMode = false) => {
+    const a = await startIdentusAgent({ name, relay, stockResolvers: true, ...(liveMode ? { liveMode } : { pollMs: 200 }) });
     agents.push(a);
     return a;
   };
@@ -82,6 +82,19 @@ t.test('stock Identus agents mediated through the relay did:peer:2, across a mov
     t.same(bodyOf(arrival.message), { content: 'hello Alice, through the did:peer:2' });
     t.equal(arrival.message.from?.toString(), bob.did.toString(), "from is Bob's peer DID");
     t.same([...alice.httpFailures, ...bob.httpFailures], [], 'no HTTP request failed');
+
+    // live mode: the WebSocket is the did:peer:2's second service; pushes come from the did:peer:2
+    const carol = await startAgent('carol', true);
+    const frames = carol.frames;
+    const pushed = await bob.send(carol.did, 'hello Carol, live');
+    const live = await carol.next((m) => m.id === pushed.id);
+    t.same(bodyOf(live.message), { content: 'hello Carol, live' }, 'a live agent receives the forwarded message');
+    t.ok(live.framesBefore > frames, 'in a frame on the live socket');
+    const protectedHeader = (frame: string) => JSON.parse(Buffer.from((JSON.parse(frame) as { protected: string }).protected, 'base64url').toString('utf8')) as { skid?: string };
+    t.equal(protectedHeader(carol.frameTexts[frames]!).skid, `${peer}#key-1`, 'authcrypted from the did:peer:2 the agent addressed');
+    t.same(carol.httpFailures, [], 'no HTTP request of the live agent failed');
+    await carol.stop();
+    agents.pop();
     await alice.pausePolling();
     await bob.pausePolling();
 

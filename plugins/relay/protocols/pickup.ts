@@ -126,7 +126,7 @@ async function liveDeliveryChange(inbound: Inbound, services: RelayServices): Pr
     throw new ProtocolProblem('e.m.live-mode-not-supported', 'live mode needs a WebSocket: connect to the ws(s) URL of this endpoint (the same path as POST /didcomm) and send live-delivery-change there');
   }
   const { mediation, keys, whole } = await pickupScope(sender, services, undefined);
-  inbound.channel.setLive(on, mediation.id, whole ? null : keys, sender);
+  inbound.channel.setLive(on, mediation.id, whole ? null : keys, sender, inbound.recipient);
   return { status: 200, reply: reply(inbound, `${PICKUP}/status`, await statusBody(services, keys, undefined, on)) };
 }
 

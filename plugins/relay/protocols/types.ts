@@ -13,8 +13,9 @@ export interface LiveChannel {
   /**
    * Turns live delivery on or off. `keys` null means every key of the mediation, read again at
    * each push, so keys registered later are delivered live too; otherwise just those keys.
+   * Pushes come from `replyFrom`, the relay's DID the agent addressed (its did:key when unset).
    */
-  setLive(on: boolean, mediationId: string, keys: readonly string[] | null, replyTo: string): void;
+  setLive(on: boolean, mediationId: string, keys: readonly string[] | null, replyTo: string, replyFrom?: string): void;
   readonly live: boolean;
 }
 

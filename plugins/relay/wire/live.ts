@@ -97,6 +97,7 @@ class LiveConnection implements LiveChannel {
   /** fixed keys, or null: every key of the mediation at the time of each push */
   private fixedKeys: readonly string[] | null = null;
   private replyTo = '';
+  private replyFrom: string | undefined;
   private pushing = false;
   private again = false;
   private retry: NodeJS.Timeout | undefined;
@@ -162,7 +163,7 @@ class LiveConnection implements LiveChannel {
     this.ws.close(4000 + status, Buffer.from(reason).subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, ''));
   }
 
-  setLive(on: boolean, mediationId: string, keys: readonly string[] | null, replyTo: string): void {
+  setLive(on: boolean, mediationId: string, keys: readonly string[] | null, replyTo: string, replyFrom?: string): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.live = on;
@@ -170,6 +171,7 @@ class LiveConnection implements LiveChannel {
     this.mediationId = mediationId;
     this.fixedKeys = keys && [...keys];
     this.replyTo = replyTo;
+    this.replyFrom = replyFrom;
     this.arrivals = [];
     this.backlog = true;
     // Identus turns live mode on before it registers its DIDs: listen to the whole mediation
@@ -198,7 +200,7 @@ class LiveConnection implements LiveChannel {
           const batch = await this.nextBatch();
           if (batch.length === 0) break;
           const recipients = new Set(batch.map((p) => p.record.recipient));
-          const packed = await this.pipeline.pack(deliveryReply(null, batch, recipients.size === 1 ? batch[0]!.record.recipient : undefined), this.replyTo, true);
+          const packed = await this.pipeline.pack(deliveryReply(null, batch, recipients.size === 1 ? batch[0]!.record.recipient : undefined), this.replyTo, true, this.replyFrom);
           if (typeof packed !== 'string') {
             this.log.warn({ to: this.replyTo, detail: packed.detail }, 'a live delivery could not be packed; trying again');
             this.retryLater();
