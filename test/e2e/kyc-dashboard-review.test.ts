@@ -251,6 +251,8 @@ t.test('live sessions decided on the review desk by an invited reviewer', { skip
     t.match(await owner.locator('ol.timeline').textContent(), /decided by rita@review\.example/);
     t.ok(await owner.getByRole('cell', { name: /verification\.completed/ }).count(), 'the webhook events sent');
     t.equal(await owner.getByRole('link', { name: 'View on the explorer' }).getAttribute('href'), `${EXPLORER}/#/credential/${encodeURIComponent(credentialId).replaceAll('%3A', ':')}`, 'the credential links to the explorer');
+    const [issued] = (await rest.call('GET', `/v1/credentials?credentialId=${encodeURIComponent(credentialId)}`, { auth: 'jwt' })).credentials;
+    t.match(await owner.locator('dl.facts').filter({ hasText: 'On chain' }).textContent(), new RegExp(`On chain\\s*issued.*Transaction\\s*${issued.txHash.slice(0, 10)}`, 's'), "the credential's on-chain state and transaction, as the API has them");
     problems.push(...(await snap(owner, 'session')));
     await owner.getByRole('switch', { name: 'Sandbox data' }).check();
   });

@@ -11,6 +11,8 @@ export const CREDENTIAL_STATUSES = ['active', 'revoked'] as const;
 export type CredentialStatus = (typeof CREDENTIAL_STATUSES)[number];
 
 export interface CredentialFilter {
+  /** the one credential (a session's): read by its key, not by scanning */
+  credentialId?: string;
   mode?: 'sandbox' | 'live';
   status?: CredentialStatus;
   limit: number;
@@ -22,7 +24,9 @@ export type SessionFacts = (sessionId: string) => Promise<{ level: number; sandb
 
 export async function listCredentials(credentials: Table<StoredCredential>, organizationId: string, facts: SessionFacts, f: CredentialFilter): Promise<{ credentials: Array<Record<string, unknown>>; total: number }> {
   const rows: Array<Record<string, unknown> & { issuedAtMs: number }> = [];
-  for await (const [, c] of credentials.entries()) {
+  const one = f.credentialId === undefined ? undefined : await credentials.get(f.credentialId);
+  const candidates = f.credentialId === undefined ? values(credentials) : one ? [one] : [];
+  for await (const c of candidates) {
     if (c.organizationId !== organizationId) continue;
     if (f.status !== undefined && (c.revoked ? 'revoked' : 'active') !== f.status) continue;
     const s = await facts(c.sessionId);
@@ -45,4 +49,8 @@ export async function listCredentials(credentials: Table<StoredCredential>, orga
   }
   rows.sort((a, b) => b.issuedAtMs - a.issuedAtMs || String(b.credentialId).localeCompare(String(a.credentialId)));
   return { credentials: rows.slice(f.offset, f.offset + f.limit).map(({ issuedAtMs: _, ...r }) => r), total: rows.length };
+}
+
+async function* values<T>(table: Table<T>): AsyncGenerator<T> {
+  for await (const [, value] of table.entries()) yield value;
 }

@@ -122,7 +122,7 @@ export async function sessionPage([id], ctx) {
   const [list, history, credentials] = await Promise.all([
     optional(`${base}/evidence`),
     optional(`${base}/timeline`),
-    session.credentialId && state.can.credentials ? get(`/credentials${query({ mode: session.sandbox ? 'sandbox' : 'live', limit: 100 })}`) : null,
+    session.credentialId && state.can.credentials ? get(`/credentials${query({ credentialId: session.credentialId })}`) : null,
   ]);
   const pieces = list ? evidence(list, base) : [];
   const figures = pieces.map((p) => imageFigure(p));

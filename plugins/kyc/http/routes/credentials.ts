@@ -1,5 +1,5 @@
 import { conflict, notFound } from '../../../common/http/problems.js';
-import { onlyFields, onlyQuery, queryEnum, queryInt, requiredString } from '../../../common/http/validate.js';
+import { onlyFields, onlyQuery, queryEnum, queryInt, queryString, requiredString } from '../../../common/http/validate.js';
 import { CREDENTIAL_STATUSES, type CredentialFilter } from '../../issuance/list.js';
 import type { Revoker } from '../../issuance/revocation.js';
 import { API_KEY_MODES, type VerificationSession } from '../../types.js';
@@ -11,10 +11,12 @@ import type { KycRouter } from '../router.js';
 /**
  * The organization's credentials (`x-api-key`, or an account JWT):
  *
- *   GET  /v1/credentials?mode&status&limit&offset   any member; {credentials[{credentialId, sessionId,
+ *   GET  /v1/credentials?credentialId&mode&status&limit&offset
+ *                                                   any member; {credentials[{credentialId, sessionId,
  *                                                   subjectDid, level, mode, issuedAt, txHash, revoked,
  *                                                   revokedAt, revocationReason, revocationTxHash}], total},
- *                                                   newest first; mode sandbox|live, status active|revoked
+ *                                                   newest first; mode sandbox|live, status active|revoked;
+ *                                                   credentialId: that one only (a session's, by its id)
  *   POST /v1/verifications/<id>/revoke              an owner or admin; body `{reason}`
  *
  * Revoking signs a CredentialRevoke on chain, emits `credential.revoked` and records the step in
@@ -41,12 +43,13 @@ const actorOf = (c: KycCaller): Actor => (c.via === 'jwt' && c.userId ? { kind: 
 export function mountCredentialRoutes({ router, revoker, findSession, list, revoked }: CredentialRouteDeps): void {
   router.add('GET', '/v1/credentials', 'member', async (req) => {
     requireRole(req.caller, CAN.read, ['api-key']);
-    onlyQuery(req.query, ['mode', 'status', 'limit', 'offset']);
+    onlyQuery(req.query, ['credentialId', 'mode', 'status', 'limit', 'offset']);
+    const credentialId = queryString(req.query, 'credentialId', 200);
     const mode = queryEnum(req.query, 'mode', API_KEY_MODES);
     const status = queryEnum(req.query, 'status', CREDENTIAL_STATUSES);
     const limit = queryInt(req.query, 'limit', 20, 1, 100);
     const offset = queryInt(req.query, 'offset', 0, 0, 1_000_000_000);
-    return list(req.tenantId, { ...(mode ? { mode } : {}), ...(status ? { status } : {}), limit, offset });
+    return list(req.tenantId, { ...(credentialId !== undefined ? { credentialId } : {}), ...(mode ? { mode } : {}), ...(status ? { status } : {}), limit, offset });
   });
 
   router.add('POST', SESSION_PATH, 'member', async (req) => {

@@ -45,7 +45,12 @@ t.test("the organization's credentials, by any member or the API key, with mode 
   t.same(await ids('?status=active'), [c1.credentialId]);
   t.same(await ids('?limit=1&offset=1', { key: 'sk_live_a' }), [c1.credentialId]);
   t.same(await ids('', { jwt: 'jwt_reviewer_b' }), [c3.credentialId]);
-  for (const [q, field] of [['mode=test', 'mode'], ['status=expired', 'status'], ['limit=0', 'limit'], ['offset=-1', 'offset'], ['sort=asc', 'sort']] as const) {
+  const byId = (id: string) => `?credentialId=${encodeURIComponent(id)}`;
+  t.same(await ids(byId(c1.credentialId)), [c1.credentialId], 'one credential by its id, as a session page reads it');
+  t.same(await ids(`${byId(c2.credentialId)}&status=active`), [], 'with the other filters still applied');
+  t.same(await ids(byId(c3.credentialId)), [], "another organization's is not there");
+  t.same(await ids(byId('urn:ledger:credential:unknown')), []);
+  for (const [q, field] of [['mode=test', 'mode'], ['status=expired', 'status'], ['limit=0', 'limit'], ['offset=-1', 'offset'], ['sort=asc', 'sort'], [`credentialId=${'x'.repeat(201)}`, 'credentialId']] as const) {
     t.match(await h.req('GET', `/v1/credentials?${q}`, { jwt: 'jwt_owner_a' }), { status: 400, body: { field } }, q);
   }
   t.match(await h.req('GET', '/v1/credentials', { operator: true }), { status: 403, body: { code: 'ROLE_FORBIDDEN' } });
