@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
+import { postgresMissing, startPostgres } from '../../bench/lib/servers/postgres.js';
 import { didKeyFromSeed } from '../../plugins/relay/wire/dids/did-key.js';
 import { mediatorKeysFileText } from '../../plugins/relay/wire/dids/mediator-keys.js';
 import { startNodeProcess, tempDataDir, type NodeProcess } from './harness.js';
-import { BASIC_MESSAGE, bodyOf, readInvitation, startIdentusAgent, type IdentusAgent } from './identus/agent.js';
+import { BASIC_MESSAGE, bodyOf, readInvitation, startIdentusAgent, type IdentusAgent, type RelayInvitation } from './identus/agent.js';
 import { resolvePeer2 } from './identus/did-peer2.js';
 
 /**
@@ -14,7 +15,8 @@ import { resolvePeer2 } from './identus/did-peer2.js';
  * agents with the SDK's own resolvers only get mediation through it and receive a forwarded
  * message, polling and in live mode; the relay's keys come from a keys file, so a node started on an empty data directory
  * with the same configuration has the same DIDs. Its LevelDB records went with the old data
- * directory: the agent mediates again with the DID it knows, without a new invitation.
+ * directory: the agent mediates again with the DID it knows, without a new invitation. With
+ * the records in Postgres, the mediation and a queued message survive the move as well.
  */
 
 const MEDIATION = 'https://didcomm.org/coordinate-mediation/2.0';
@@ -27,16 +29,35 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-t.test('stock Identus agents mediated through the relay did:peer:2, across a move to an empty data directory', async (t) => {
+/** A relay "host": its keys file and configuration; each start() is a node on an empty data directory. */
+async function relayHost(t: Test, env: NodeJS.ProcessEnv = {}) {
   const configDir = await tempDataDir(t);
   const seed = randomBytes(32);
   const keysFile = join(configDir, 'relay-keys.json');
   await writeFile(keysFile, mediatorKeysFileText(seed), { mode: 0o600 });
   const configFile = join(configDir, 'config.json');
   await writeFile(configFile, JSON.stringify({ plugins: { relay: { keysFile } } }));
-  // the same port on both hosts: the did:peer:2 carries the endpoint, as publicUrl would in production
+  // the same port on every start: the did:peer:2 carries the endpoint, as publicUrl would in production
   const port = await freePort();
-  const start = async (): Promise<NodeProcess> => startNodeProcess(t, await tempDataDir(t), { plugins: { relay: port }, logLevel: 'warn', env: { LEDGER_CONFIG: configFile } });
+  const start = async (): Promise<NodeProcess> => startNodeProcess(t, await tempDataDir(t), { plugins: { relay: port }, logLevel: 'warn', env: { LEDGER_CONFIG: configFile, ...env } });
+  const agents: IdentusAgent[] = [];
+  const startAgent = async (name: string, relay: RelayInvitation, liveMode = false) => {
+    const a = await startIdentusAgent({ name, relay, stockResolvers: true, ...(liveMode ? { liveMode } : { pollMs: 200 }) });
+    agents.push(a);
+    return a;
+  };
+  /** stops `which` (default: every agent still running) */
+  const stopAgents = async (which: IdentusAgent[] = [...agents]) => {
+    for (const a of which) {
+      agents.splice(agents.indexOf(a), 1);
+      await a.stop().catch((err: unknown) => t.comment(`${a.name} stop: ${(err as Error).message}`));
+    }
+  };
+  return { seed, start, startAgent, stopAgents };
+}
+
+t.test('stock Identus agents mediated through the relay did:peer:2, across a move to an empty data directory', async (t) => {
+  const { seed, start, startAgent: startOn, stopAgents } = await relayHost(t);
 
   let node = await start();
   const base = node.plugins.relay!;
@@ -55,12 +76,7 @@ t.test('stock Identus agents mediated through the relay did:peer:2, across a mov
   const x = (doc: { keyAgreement: string[]; verificationMethod: Array<{ id: string; publicKeyJwk?: unknown }> }) => (doc.verificationMethod.find((m) => m.id === doc.keyAgreement[0])!.publicKeyJwk as { x: string }).x;
   t.equal(x(peerDoc), x(keyDoc), 'both DIDs have the same key-agreement key');
 
-  const agents: IdentusAgent[] = [];
-  const startAgent = async (name: string, liveMode = false) => {
-    const a = await startIdentusAgent({ name, relay, stockResolvers: true, ...(liveMode ? { liveMode } : { pollMs: 200 }) });
-    agents.push(a);
-    return a;
-  };
+  const startAgent = (name: string, liveMode = false) => startOn(name, relay, liveMode);
   try {
     const alice = await startAgent('alice');
     const bob = await startAgent('bob');
@@ -93,8 +109,7 @@ t.test('stock Identus agents mediated through the relay did:peer:2, across a mov
     const protectedHeader = (frame: string) => JSON.parse(Buffer.from((JSON.parse(frame) as { protected: string }).protected, 'base64url').toString('utf8')) as { skid?: string };
     t.equal(protectedHeader(carol.frameTexts[frames]!).skid, `${peer}#key-1`, 'authcrypted from the did:peer:2 the agent addressed');
     t.same(carol.httpFailures, [], 'no HTTP request of the live agent failed');
-    await carol.stop();
-    agents.pop();
+    await stopAgents([carol]);
     await alice.pausePolling();
     await bob.pausePolling();
 
@@ -125,7 +140,38 @@ t.test('stock Identus agents mediated through the relay did:peer:2, across a mov
     t.same(bodyOf(moved.message), { content: 'hello Alice, on the new host' }, 'Alice receives a message forwarded by the new node, with the peer DID she had');
     t.equal(alice.httpFailures.length + bob.httpFailures.length, 2, 'the only failed HTTP requests were the two refused keylist-queries');
   } finally {
-    for (const a of agents) await a.stop().catch((err: unknown) => t.comment(`${a.name} stop: ${(err as Error).message}`));
+    await stopAgents();
+  }
+  t.equal(await node.stop(), 0, 'the node stops cleanly');
+});
+
+t.test('with Postgres, a mediation and a queued message survive the move to an empty data directory', { skip: postgresMissing() }, async (t) => {
+  const postgres = await startPostgres();
+  t.teardown(() => postgres.stop());
+  const { start, startAgent, stopAgents } = await relayHost(t, { LEDGER_RELAY_POSTGRES_URL: postgres.url });
+  let node = await start();
+  const relay = await readInvitation(node.plugins.relay!, 'peer');
+  try {
+    const alice = await startAgent('alice', relay);
+    const bob = await startAgent('bob', relay);
+    await alice.pausePolling();
+    await bob.pausePolling();
+    const queued = await bob.send(alice.did, 'queued on the old host');
+
+    t.equal(await node.stop(), 0, 'the old host stops cleanly');
+    node = await start();
+    t.equal((await readInvitation(node.plugins.relay!, 'peer')).mediatorDid, relay.mediatorDid, 'the new host has the same did:peer:2');
+    const after = await bob.send(alice.did, 'sent to the new host');
+    await alice.pollOnce();
+    for (const [sent, content] of [[queued, 'queued on the old host'], [after, 'sent to the new host']] as const) {
+      const arrival = await alice.next((m) => m.id === sent.id);
+      t.same(bodyOf(arrival.message), { content }, `Alice's mediation still works, no new mediate-request: "${content}" arrives`);
+    }
+    const status = await alice.pickupOnce(10);
+    t.equal(bodyOf(status!).message_count, 0, 'both acknowledged');
+    t.same([...alice.httpFailures, ...bob.httpFailures], [], 'no HTTP request failed');
+  } finally {
+    await stopAgents();
   }
   t.equal(await node.stop(), 0, 'the node stops cleanly');
 });
