@@ -274,6 +274,12 @@ t.test('the relay console: OpenID sign-in and every operator action, checked thr
     await page.getByRole('button', { name: 'Save channels' }).click();
     await page.getByText('Channels saved.').waitFor();
     t.match((await rest('GET', '/notifications')).body.channels, { email: { enabled: true, target: 'ops@example.org' }, chat: { enabled: false } });
+    // drawn again with the target set: its test button sends a real notification (no SMTP here: the mail outbox)
+    await go(page, '#/settings', 'settings');
+    await go(page, '#/notifications', 'notifications');
+    await page.getByRole('button', { name: 'Send a test to Email' }).click();
+    await page.getByText('Test to Email: stored via outbox.').waitFor();
+    t.match((await rest('GET', '/notifications/email/outbox')).body.items, [{ to: 'ops@example.org', subject: /mediation\.granted$/ }], 'the test mail is in the outbox');
   });
 
   await t.test('settings: the tenant’s mediator settings, team, billing, health', async (t) => {

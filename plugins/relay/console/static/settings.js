@@ -61,7 +61,7 @@ export async function policiesPage(_params, _query, page) {
 const CHANNELS = [
   ['email', 'Email', 'an email address'],
   ['chat', 'Team chat', 'an https incoming-webhook URL'],
-  ['paging', 'Incident paging', 'an https URL or a routing key'],
+  ['paging', 'Incident paging', "an https URL (the paging service's webhook)"],
 ];
 
 export async function notificationsPage() {
@@ -87,9 +87,20 @@ export async function notificationsPage() {
         const target = String(data.get(`${key}.target`) ?? '').trim();
         channels[key] = { enabled: data.get(`${key}.enabled`) === 'on', target: target === '' ? null : target };
       }
-      await api('PUT', '/notifications', { channels });
-      return 'Channels saved.';
+      const saved = await api('PUT', '/notifications', { channels });
+      const secrets = Object.entries(saved.secrets ?? {}).map(([k, v]) => `${k}: ${v}`);
+      return secrets.length > 0 ? `Channels saved. Signing secrets, shown once: ${secrets.join(', ')}` : 'Channels saved.';
     }),
+    manage
+      ? CHANNELS.filter(([key]) => n.channels[key].target !== null).map(([key, label]) =>
+          form({ class: 'inline', 'aria-label': `Test ${label}` }, [h('button', { type: 'submit' }, `Send a test to ${label}`)], async () => {
+            const r = await api('POST', `/notifications/${key}/test`);
+            const text = `Test to ${label}: ${r.status}${r.statusCode ? ` (HTTP ${r.statusCode})` : ''}${r.via ? ` via ${r.via}` : ''}${r.error ? `: ${r.error}` : ''}.`;
+            if (r.status === 'failed') throw new Error(text);
+            return text;
+          }),
+        )
+      : null,
   ];
 }
 
