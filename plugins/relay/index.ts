@@ -92,7 +92,7 @@ export function createRelay(): Plugin {
         await services.coordination.close();
         await services.store.close();
       };
-      ctx.log.info({ did: services.identity.did, endpoint: endpoint(), crypto_threads: config.cryptoThreads }, 'relay ready');
+      ctx.log.info({ did: services.identity.did, peer_did: services.identity.peerDid(endpoint()), endpoint: endpoint(), crypto_threads: config.cryptoThreads }, 'relay ready');
     },
     async stop() {
       clearInterval(sweeper);

@@ -49,11 +49,6 @@ export class InboundPipeline {
     return this.services.identity.document(this.endpoint());
   }
 
-  /** the relay's did:peer:2 of the current endpoint (identity.ts) */
-  ownPeerDid(): string {
-    return this.services.identity.peerDid(this.endpoint());
-  }
-
   /** A store or Redis that cannot be reached is a 503 with Retry-After, never a 500. */
   async handle(text: string, channel: LiveChannel | null): Promise<WireAnswer | WireProblem> {
     try {

@@ -46,20 +46,22 @@ export function mountWire(http: Pick<HttpServer, 'route'>, deps: { services: Rel
     return undefined;
   };
 
+  // the wire's tenant may publish another URL (PUT /v1/mediator/config {endpoint})
+  const published = async () => (await services.settings.get(WIRE_TENANT)).endpoint ?? endpoint();
+
   http.route('GET', '/invite', async (ctx) => {
     const did = whichDid(ctx);
     if (!did) return;
-    // the wire's tenant may publish another URL (PUT /v1/mediator/config {endpoint})
-    const inv = invitation(services, (await services.settings.get(WIRE_TENANT)).endpoint ?? endpoint(), did);
-    ctx.json(200, inv, { 'cache-control': 'no-store' });
+    ctx.json(200, invitation(services, await published(), did), { 'cache-control': 'no-store' });
   });
 
   // the mediator's did:key document with its services (HTTP and live WebSocket), for clients whose
   // resolvers cannot know the endpoint of a did:key; ?did=peer: its did:peer:2's document
-  http.route('GET', '/did-document', (ctx) => {
+  http.route('GET', '/did-document', async (ctx) => {
     const did = whichDid(ctx);
     if (!did) return;
-    const doc = did === 'peer' ? services.identity.documentOf(pipeline.ownPeerDid(), endpoint()) : pipeline.ownDocument();
+    // the did:peer:2 of the invitation's endpoint
+    const doc = did === 'peer' ? services.identity.documentOf(services.identity.peerDid(await published()), endpoint()) : pipeline.ownDocument();
     ctx.json(200, doc, { 'cache-control': 'no-store' });
   });
 

@@ -26,6 +26,7 @@ t.test('one key pair under two DIDs: the did:key and a did:peer:2 with the endpo
   t.same(jwk(doc, doc.keyAgreement[0]!), jwk(keyDoc, id.keyAgreementKid), 'the same key-agreement key');
   t.same(jwk(doc, doc.authentication[0]!), jwk(keyDoc, keyDoc.authentication[0]!), 'the same signing key');
 
+  t.equal(id.documentOf(id.did, ENDPOINT), keyDoc, 'the did:key document with the services of the endpoint');
   t.equal(id.ownerOf(id.keyAgreementKid), id.did);
   t.equal(id.ownerOf(`${peer}#key-1`), peer, "#key-1 of the did:peer:2 is the relay's");
   const other = id.peerDid('https://elsewhere.example.com/didcomm');
