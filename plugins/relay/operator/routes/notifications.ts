@@ -42,6 +42,15 @@ function checkTarget(channel: NotifyChannel, target: unknown): string | null {
   }
 }
 
+function isUrl(target: string): boolean {
+  try {
+    validateWebhookUrl(target);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function checkEvents(channel: NotifyChannel, value: unknown): RelayEvent[] {
   const field = `channels.${channel}.events`;
   if (!Array.isArray(value) || value.length > RELAY_EVENTS.length * 4) throw validation(`${field} must be an array of event names (${RELAY_EVENTS.join(', ')})`, field);
@@ -133,12 +142,14 @@ export function mountNotifications({ router, services, now }: RouteDeps): void {
     const type = body.event === undefined ? 'mediation.granted' : oneOf(body.event, 'event', RELAY_EVENTS);
     const c = channelOf((await docs.get<ChannelsDoc>(req.tenantId, CHANNELS_DOC.kind, CHANNELS_DOC.id)) ?? {}, channel);
     if (c.target === null) throw conflict(`the ${channel} channel has no target; set one with PUT /v1/notifications first`, 'NOTIFICATION_CHANNEL_NOT_CONFIGURED');
+    if (channel !== 'email' && c.secret === undefined) throw conflict(`the ${channel} channel has no signing secret yet (its target was set before channels had one); save it again with PUT /v1/notifications`, 'NOTIFICATION_CHANNEL_NOT_CONFIGURED');
+    if (channel !== 'email' && !isUrl(c.target)) throw conflict(`the ${channel} channel's stored target is not a URL; set an https URL with PUT /v1/notifications`, 'NOTIFICATION_CHANNEL_NOT_CONFIGURED');
     const key = `${req.tenantId}\n${channel}`;
     if (testing.has(key)) throw new HttpProblem('rate-limited', `a test notification to ${channel} is in flight; wait for it to finish`, { headers: { 'retry-after': '1' } });
     testing.add(key);
     try {
       const event = { id: newEventId({ test: true }), type, createdAt: new Date(now()).toISOString(), data: { test: true, ...SAMPLE_EVENT_DATA[type] } };
-      const result = await notifier.test(req.tenantId, channel, c.target, c.secret, event);
+      const result = await notifier.test(req.tenantId, channel, c.target, c.secret ?? '', event);
       services.log.info({ tenant: req.tenantId, channel, status: result.status, by: req.caller.id }, 'test notification sent');
       return { ...result, event: type, enabled: c.enabled };
     } finally {

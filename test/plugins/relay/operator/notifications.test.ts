@@ -123,6 +123,29 @@ t.test('validation: targets, the paging key form, read-only fields, unknown chan
   isProblem(t, await h.req('POST', '/v1/notifications/chat/test', { token: read.key }), 403, 'forbidden', 'a read key cannot send tests');
 });
 
+t.test('channels stored before they were sent: no secret, a paging routing key', async (t) => {
+  const h = await harness(t);
+  const token = await h.session(TENANT_A);
+  const hook = await receiver(t);
+  await h.services.store.documents.put(TENANT_A, 'notifications', 'channels', { chat: { enabled: true, target: hook.url }, paging: { enabled: true, target: 'routing_key_123' } });
+  await h.services.events.emit(TENANT_A, 'mediation.granted', { mediationId: 'med_x' });
+  t.same(await h.outbox.list({ tenant: TENANT_A }), [], 'nothing is queued without a secret');
+  const chatTest = await h.req('POST', '/v1/notifications/chat/test', { token });
+  isProblem(t, chatTest, 409, 'conflict', 'chat without a secret');
+  t.match(chatTest.body.detail, /save it again/);
+  isProblem(t, await h.req('POST', '/v1/notifications/paging/test', { token }), 409, 'conflict', 'paging with a key');
+  // the console's write back: the routing key is refused, with what to do
+  const read = (await h.req('GET', '/v1/notifications', { token })).body;
+  const back = await h.req('PUT', '/v1/notifications', { token, body: read });
+  isProblem(t, back, 400, 'validation', 'the stored routing key');
+  t.equal(back.body.field, 'channels.paging.target');
+  read.channels.paging = { enabled: false, target: null };
+  const saved = await h.req('PUT', '/v1/notifications', { token, body: read });
+  t.match(saved.body.secrets, { chat: /^whsec_/ }, 'saving the chat channel again makes its secret');
+  t.match((await h.req('POST', '/v1/notifications/chat/test', { token })).body, { status: 'delivered' });
+  t.ok(verifyWebhookSignature(hook.received[0]!.headers['ledger-signature'], hook.received[0]!.body, saved.body.secrets.chat));
+});
+
 t.test('without SMTP: mail goes to the outbox, and health and the answer say so', async (t) => {
   const h = await harness(t);
   const token = await h.session(TENANT_A);
