@@ -16,7 +16,8 @@ import { resolvePeer2 } from './identus/did-peer2.js';
  * message, polling and in live mode; the relay's keys come from a keys file, so a node started on an empty data directory
  * with the same configuration has the same DIDs. Its LevelDB records went with the old data
  * directory: the agent mediates again with the DID it knows, without a new invitation. With
- * the records in Postgres, the mediation and a queued message survive the move as well.
+ * the records in Postgres, the mediation and a queued message survive the move as well. Keys
+ * configured on a data directory that holds others win, with a warning that names both DIDs.
  */
 
 const MEDIATION = 'https://didcomm.org/coordinate-mediation/2.0';
@@ -174,4 +175,29 @@ t.test('with Postgres, a mediation and a queued message survive the move to an e
     await stopAgents();
   }
   t.equal(await node.stop(), 0, 'the node stops cleanly');
+});
+
+t.test('configured keys replace the ones in the data directory, and the log says so without the secret', async (t) => {
+  const dir = await tempDataDir(t);
+  let node = await startNodeProcess(t, dir, { plugins: { relay: 0 }, logLevel: 'info' });
+  const before = (await readInvitation(node.plugins.relay!)).mediatorDid;
+  t.equal(await node.stop(), 0);
+
+  const seed = randomBytes(32);
+  const keysFile = join(dir, 'relay-keys.json');
+  await writeFile(keysFile, mediatorKeysFileText(seed), { mode: 0o600 });
+  await writeFile(join(dir, 'config.json'), JSON.stringify({ plugins: { relay: { keysFile } } }));
+  node = await startNodeProcess(t, dir, { plugins: { relay: 0 }, logLevel: 'info' });
+  const after = (await readInvitation(node.plugins.relay!)).mediatorDid;
+  t.equal(after, didKeyFromSeed(seed).did, "the configured keys' DID");
+  t.not(after, before, 'replaces the one of the data directory');
+  const line = node
+    .stderr()
+    .split('\n')
+    .find((l) => l.includes('replaced_did'));
+  t.ok(line, 'a log line names the replaced DID');
+  t.match(JSON.parse(line ?? '{}'), { level: 40, did: after, replaced_did: before, keys: keysFile }, 'a warning with both DIDs and the keys file');
+  const text = node.stderr();
+  t.notOk(text.includes(Buffer.from(seed).toString('base64url')) || text.includes(Buffer.from(seed).toString('hex')), 'the secret is nowhere in the log');
+  t.equal(await node.stop(), 0);
 });
