@@ -8,7 +8,7 @@ import type { CredentialType } from '../../../../node/protocol/credential-types.
 import { didForIdentifier } from '../../../../node/protocol/did.js';
 import { didKey, encodeDid } from '../../../../node/protocol/records.js';
 import type { ChainStore } from '../../../../node/state/chain-store.js';
-import { openDatabase } from '../../../../node/state/db.js';
+import { openDatabase, type BinarySublevel } from '../../../../node/state/db.js';
 import { OidcVerifier } from '../../../../plugins/common/auth/oidc.js';
 import { SessionTokens } from '../../../../plugins/common/auth/session-token.js';
 import { WebhookOutbox } from '../../../../plugins/common/webhooks/outbox.js';
@@ -73,6 +73,8 @@ export interface Harness {
   /** the sessions' HS256 secret, to mint tokens with another ttl */
   sessionSecret: Uint8Array;
   outbox: WebhookOutbox;
+  /** the relay's namespace, which the store and the outbox share (to start another outbox on it) */
+  ns: BinarySublevel;
   oidc: TestOidcProvider | undefined;
   req(method: string, path: string, opts?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Res>;
   session(tenantId?: string, sub?: string): Promise<string>;
@@ -153,7 +155,7 @@ export async function harness(t: Test, opts: { genesis?: boolean; oidc?: boolean
     return { mediation: m, keys };
   };
 
-  return { url, services, store, chain, sessions, sessionSecret, outbox, oidc, req, session, apiKey, mediation };
+  return { url, services, store, chain, sessions, sessionSecret, outbox, ns, oidc, req, session, apiKey, mediation };
 }
 
 /** Asserts an RFC 7807 body of this surface. */

@@ -1,4 +1,6 @@
 import t from 'tap';
+import { createLogger } from '../../../../node/logging.js';
+import { WebhookOutbox } from '../../../../plugins/common/webhooks/outbox.js';
 import { verifyWebhookSignature } from '../../../../plugins/common/webhooks/signature.js';
 import { RELAY_EVENTS } from '../../../../plugins/relay/core/events.js';
 import { startSmtp } from '../../common/mail/smtp.js';
@@ -144,6 +146,24 @@ t.test('channels stored before they were sent: no secret, a paging routing key',
   t.match(saved.body.secrets, { chat: /^whsec_/ }, 'saving the chat channel again makes its secret');
   t.match((await h.req('POST', '/v1/notifications/chat/test', { token })).body, { status: 'delivered' });
   t.ok(verifyWebhookSignature(hook.received[0]!.headers['ledger-signature'], hook.received[0]!.body, saved.body.secrets.chat));
+});
+
+t.test('chat and paging notifications queued while the outbox is down are sent after a restart', async (t) => {
+  const h = await harness(t);
+  const token = await h.session(TENANT_A);
+  const chat = await receiver(t);
+  const set = await h.req('PUT', '/v1/notifications', { token, body: { channels: { chat: { enabled: true, target: chat.url, events: ['delivery.failed'] } } } });
+  await h.outbox.stop();
+  await h.services.events.emit(TENANT_A, 'delivery.failed', { messageId: 'msg_1', recipient: 'did:example:r', reason: 'expired' });
+  const pending = await h.outbox.list({ tenant: TENANT_A, endpointId: 'notify-chat' });
+  t.match(pending, [{ eventType: 'delivery.failed', status: 'pending' }], 'written to the store before emit returned');
+  t.equal(chat.received.length, 0);
+  const restarted = new WebhookOutbox({ store: h.ns, log: createLogger({ level: 'silent' }), timeoutMs: 3000 });
+  t.teardown(() => restarted.stop());
+  await restarted.start();
+  await until(() => chat.received.length === 1, 5000, 'the delivery after the restart');
+  t.ok(verifyWebhookSignature(chat.received[0]!.headers['ledger-signature'], chat.received[0]!.body, set.body.secrets.chat), 'signed');
+  t.match(body(chat.received[0]!), { type: 'delivery.failed', data: { messageId: 'msg_1' } });
 });
 
 t.test('without SMTP: mail goes to the outbox, and health and the answer say so', async (t) => {
