@@ -47,12 +47,14 @@ export interface KycConfig {
   oid4vci: { offerTtlSeconds: number; txCode: boolean };
   /** the block explorer's public URL, for the dashboard's links to a credential's page; unset: no links */
   explorerUrl: string | undefined;
+  /** days after a session's final state its images are deleted (verification/retention.ts); null: kept until deleted by hand */
+  evidenceRetentionDays: number | null;
 }
 
 const KNOWN = new Set([
   'enabled', 'host', 'port', 'publicUrl', 'errorsBase', 'sessionTtlSeconds', 'reviewTtlSeconds', 'jwtTtl', 'sweepIntervalMs', 'imageThreads',
   'email', 'providers', 'loginRedirectUrl', 'webhooks', 'verificationProvider', 'operatorToken', 'issuer', 'oid4vci',
-  'explorerUrl',
+  'explorerUrl', 'evidenceRetentionDays',
 ]);
 
 const { where, int, bool, str, url, object, onlyKnown } = configValues('plugins.kyc');
@@ -77,6 +79,18 @@ function providers(value: unknown): Record<string, OidcProviderConfig> {
     };
   }
   return out;
+}
+
+/** Default 30 days; null keeps the images; 0 is refused, as it would delete evidence the moment a session is decided. */
+function retentionDays(value: unknown): number | null {
+  if (value === null) return null;
+  if (value === undefined) return 30;
+  // as int() does: a string of digits is a number given through the environment
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 36_500) {
+    throw invalid('CONFIG_INVALID', `${where('evidenceRetentionDays')} must be a whole number of days from 1 to 36500, or null to keep the images (got ${JSON.stringify(value)})`);
+  }
+  return n;
 }
 
 function offsets(value: unknown): number[] {
@@ -131,5 +145,6 @@ export function parseKycConfig(section: PluginConfig): KycConfig {
       txCode: bool(oid4vci.txCode, 'oid4vci.txCode', false),
     },
     explorerUrl: section.explorerUrl === undefined ? undefined : url(section.explorerUrl, 'explorerUrl'),
+    evidenceRetentionDays: retentionDays(section.evidenceRetentionDays),
   };
 }

@@ -43,6 +43,7 @@ import { HttpVerificationProvider } from './verification/provider.js';
 import { ReviewQueue } from './verification/review.js';
 import { SessionService } from './verification/sessions.js';
 import { Sweeper } from './verification/sweeper.js';
+import { EvidenceRetention } from './verification/retention.js';
 import { KycWebhooks } from './webhooks/events.js';
 
 /**
@@ -167,7 +168,8 @@ export function createKyc(): Plugin {
       stops.push(() => issuerDid.stop());
       await sessions.resumeEvents();
       await sessions.resumeIssuance();
-      const sweeper = new Sweeper(sessions, { intervalMs: config.sweepIntervalMs, now: base.now, log });
+      const retention = new EvidenceRetention(sessions.store, { retentionDays: config.evidenceRetentionDays });
+      const sweeper = new Sweeper(sessions, { intervalMs: config.sweepIntervalMs, now: base.now, log }, retention);
       sweeper.start();
       stops.push(() => sweeper.stop());
       stops.push(metrics.collect({ pendingJobs: () => issuance.pendingJobs(), issuerStatus: () => issuerDid.status() }));

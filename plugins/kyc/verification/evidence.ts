@@ -1,6 +1,7 @@
 import { LedgerError } from '../../../node/errors.js';
 import type { SessionService } from './sessions.js';
 import type { StoredSession } from './states.js';
+import { evidenceDeleted } from './retention.js';
 import { documentView } from './views.js';
 
 /**
@@ -9,6 +10,8 @@ import { documentView } from './views.js';
  * reviewer records that this reviewer opened it (table `ver-opened`), durably, and a decision
  * needs every piece opened by the reviewer who decides (review.ts): a reviewer approves only a
  * face and a document they were shown. What another reviewer opened does not count.
+ * Once the retention deleted a final session's images, each piece is listed with its deletedAt
+ * and fetching it is a 410 EVIDENCE_DELETED (retention.ts).
  */
 
 /** Who reads evidence: a reviewer (a member's account or the operator) or the organization's API key. */
@@ -55,18 +58,17 @@ export class Evidence {
     const frames = await this.sessions.frames(s.id);
     const opened = isReviewer(reader) ? await this.sessions.store.openedBy(s.id, reviewerKey(reader)) : undefined;
     const mark = (id: string) => (opened ? { opened: opened.has(id) } : {});
+    const deletedAt = s.evidenceDeletedAt ?? null;
+    // once deleted, the frames are listed from the liveness record's count: their bytes are gone
+    const frameRows = deletedAt
+      ? Array.from({ length: s.liveness?.frames ?? 0 }, (_, index) => ({ evidenceId: frameId(index), index, mediaType: null, bytes: null, deletedAt, ...mark(frameId(index)) }))
+      : frames.map((f) => ({ evidenceId: frameId(f.index), index: f.index, mediaType: f.mediaType, bytes: f.bytes.length, deletedAt, ...mark(frameId(f.index)) }));
     const out: Record<string, unknown> = {
       sessionId: s.id,
       status: s.status,
-      documents: s.documents.map((d) => ({ ...documentView(d), evidenceId: d.id, ...mark(d.id) })),
-      liveness: s.liveness
-        ? {
-            status: s.liveness.status,
-            score: s.liveness.score,
-            completedAt: s.liveness.completedAt,
-            frames: frames.map((f) => ({ evidenceId: frameId(f.index), index: f.index, mediaType: f.mediaType, bytes: f.bytes.length, ...mark(frameId(f.index)) })),
-          }
-        : null,
+      evidenceDeletedAt: deletedAt,
+      documents: s.documents.map((d) => ({ ...documentView(d), evidenceId: d.id, deletedAt, ...mark(d.id) })),
+      liveness: s.liveness ? { status: s.liveness.status, score: s.liveness.score, completedAt: s.liveness.completedAt, frames: frameRows } : null,
     };
     if (opened) out.unopened = evidenceIds(s).filter((id) => !opened.has(id));
     return out;
@@ -76,6 +78,8 @@ export class Evidence {
   async image(reader: EvidenceReader, sessionId: string, evidenceId: string): Promise<{ mediaType: string; bytes: Uint8Array }> {
     const s = await this.session(reader, sessionId);
     const frame = FRAME_ID.exec(evidenceId);
+    const known = frame ? Number(frame[1]) < (s.liveness?.frames ?? 0) : s.documents.some((d) => d.id === evidenceId);
+    if (known && s.evidenceDeletedAt !== undefined) throw evidenceDeleted(s.evidenceDeletedAt);
     let image: { mediaType: string; bytes: Uint8Array } | undefined;
     if (frame) image = (await this.sessions.frames(s.id)).find((f) => f.index === Number(frame[1]));
     else if (s.documents.some((d) => d.id === evidenceId)) image = await this.sessions.documentImage(s.id, evidenceId);

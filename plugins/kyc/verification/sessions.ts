@@ -8,6 +8,7 @@ import type { ApiKeyMode, DocumentSide, SessionStatus, VerificationSession } fro
 import { sniffImage, type ImageChecker } from './checks/image.js';
 import { parseMrz } from './checks/mrz.js';
 import { reviewQueueProvider, type ProviderDocument, type ProviderFrame, type VerificationProvider } from './provider.js';
+import { evidenceDeleted } from './retention.js';
 import { liveLiveness, outcomeOf, sandboxLiveness } from './sandbox.js';
 import { transition, type Effect, type SessionEvent, type StoredDocument, type StoredSession, type UploadType } from './states.js';
 import { hashToken, newSessionToken, pendingEventKey, SessionStore, TOKEN_PATTERN, type ListFilter, type PendingEvent } from './store.js';
@@ -121,7 +122,7 @@ export class SessionService implements SessionOutcomes {
   async hostedView(token: string): Promise<Record<string, unknown>> {
     const s = await this.resolve({ token });
     const org = await this.deps.orgs.organization(s.organizationId);
-    return hostedView(s, org);
+    return hostedView(s, org, this.base.config.evidenceRetentionDays);
   }
 
   /** The session a reference names: 404 for an unknown id, another organization's, or an unknown token. */
@@ -211,6 +212,7 @@ export class SessionService implements SessionOutcomes {
   async documentImage(sessionId: string, documentId: string): Promise<{ mediaType: string; bytes: Uint8Array }> {
     const s = await this.store.get(sessionId);
     const d = s?.documents.find((x) => x.id === documentId);
+    if (d && s?.evidenceDeletedAt !== undefined) throw evidenceDeleted(s.evidenceDeletedAt);
     const bytes = d && (await this.store.image(sessionId, 'doc', documentId));
     if (!d || !bytes) throw new LedgerError('DOCUMENT_NOT_FOUND', 'no such document in this session', 'not_found');
     return { mediaType: d.checks.mediaType, bytes };

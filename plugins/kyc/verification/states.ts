@@ -54,6 +54,8 @@ export interface StoredSession extends Omit<VerificationSession, 'documents'> {
   processingAt?: string;
   /** the decision, who made it and when (shown in the full view) */
   review?: ReviewRecord;
+  /** when the retention deleted the session's images (retention.ts); the record itself is kept */
+  evidenceDeletedAt?: string;
 }
 
 export type SessionEvent =

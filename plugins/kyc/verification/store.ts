@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { key, prefix, SEP, timeKey, type Batch, type PluginDb, type Table } from '../../common/store/tables.js';
 import type { KycEvent, LivenessChallenge, Metadata, SessionStatus } from '../types.js';
-import { awaitingDecision, type StoredSession } from './states.js';
+import { awaitingDecision, TERMINAL, type StoredSession } from './states.js';
 import type { Actor } from './actors.js';
 import { timelineOf, type TimelineEntry } from './timeline.js';
 
@@ -22,6 +22,9 @@ import { timelineOf, type TimelineEntry } from './timeline.js';
  *   ver-timeline    session, time, seq -> a step of the session's timeline (timeline.ts), with the change
  *   ver-sent        session, time, event id -> {id, type, createdAt}: the events sent for the session, kept
  *   ver-opened      session, reviewer, evidence id -> when that reviewer first fetched it (evidence.ts)
+ *   ver-purge       final time, id -> id: a final session whose images are not deleted yet (retention.ts),
+ *                   written with the move to the final state and deleted with the images
+ *   ver-purge-marks 'indexed' -> when the sessions already final before ver-purge existed were indexed
  */
 
 export interface ListRow {
@@ -112,6 +115,15 @@ const row = (s: StoredSession): ListRow => ({
 const expiring = (s: StoredSession): boolean => s.status === 'pending' || awaitingDecision(s);
 const inReview = (s: StoredSession): boolean => awaitingDecision(s) && !s.sandbox;
 const issuing = (s: StoredSession): boolean => s.status === 'processing' && s.decision !== undefined;
+const isFinal = (s: StoredSession | undefined): boolean => s !== undefined && TERMINAL.has(s.status);
+/** The `ver-purge` key of a session that became final at `at`: the retention runs from that time. */
+export const purgeKey = (at: string, sessionId: string): string => key(timeKey(Date.parse(at)), sessionId);
+
+/** A session due for deletion of its images, with its index key. */
+export interface PurgeEntry {
+  key: string;
+  id: string;
+}
 
 export class SessionStore {
   readonly sessions: Table<StoredSession>;
@@ -126,6 +138,8 @@ export class SessionStore {
   private readonly timeline: Table<TimelineEntry>;
   private readonly sent: Table<SentEvent>;
   private readonly opened: Table<string>;
+  private readonly purge: Table<string>;
+  private readonly purgeMarks: Table<string>;
 
   constructor(private readonly db: PluginDb) {
     this.sessions = db.json('ver-sessions');
@@ -140,6 +154,8 @@ export class SessionStore {
     this.timeline = db.json('ver-timeline');
     this.sent = db.json('ver-sent');
     this.opened = db.json('ver-opened');
+    this.purge = db.json('ver-purge');
+    this.purgeMarks = db.json('ver-purge-marks');
   }
 
   get(id: string): Promise<StoredSession | undefined> {
@@ -187,6 +203,7 @@ export class SessionStore {
     swap(this.issuingIdx, issuingKey(prev), issuingKey(next), next.id);
     // a challenge lives only while the session can still take liveness frames
     if (next.status !== 'pending' && prev?.status === 'pending') b.del(this.challenges, next.id);
+    if (isFinal(next) && !isFinal(prev)) b.put(this.purge, purgeKey(cause.at, next.id), next.id);
     extra?.(b, { images: this.images, challenges: this.challenges });
     for (const e of events) {
       b.put(this.events, e.key, e);
@@ -304,5 +321,50 @@ export class SessionStore {
     const ids: string[] = [];
     for await (const id of this.issuingIdx.keys()) ids.push(id);
     return ids;
+  }
+
+  /** Final sessions that became final at or before `before` (ms) and still have their images, oldest first. */
+  async purgeDue(before: number, limit: number): Promise<PurgeEntry[]> {
+    const out: PurgeEntry[] = [];
+    for await (const [k, id] of this.purge.entries({ lte: key(timeKey(before), '\uffff'), limit })) out.push({ key: k, id });
+    return out;
+  }
+
+  /** Indexes sessions that were final before `ver-purge` existed. */
+  async indexForPurge(entries: ReadonlyArray<{ at: string; id: string }>): Promise<void> {
+    const b = this.db.batch();
+    for (const e of entries) b.put(this.purge, purgeKey(e.at, e.id), e.id);
+    await b.write();
+  }
+
+  purgeMark(): Promise<string | undefined> {
+    return this.purgeMarks.get('indexed');
+  }
+
+  async setPurgeMark(at: string): Promise<void> {
+    await this.purgeMarks.put('indexed', at);
+  }
+
+  /**
+   * Deletes the session's images (documents and frames) and records it, in one batch: the session
+   * gets evidenceDeletedAt, the timeline an evidence_deleted step, and the index entry goes.
+   * A final session's record never changes otherwise, so no lock is needed against a change.
+   */
+  async deleteEvidence(s: StoredSession | undefined, entry: PurgeEntry, at: string): Promise<{ documents: number; frames: number }> {
+    const b = this.db.batch();
+    let documents = 0;
+    let frames = 0;
+    for await (const k of this.images.keys(prefix(entry.id))) {
+      b.del(this.images, k);
+      if (k.startsWith(key(entry.id, 'doc'))) documents++;
+      else frames++;
+    }
+    if (s && s.evidenceDeletedAt === undefined) {
+      b.put(this.sessions, s.id, { ...s, evidenceDeletedAt: at });
+      b.put(this.timeline, timelineKey(s.id, at), { at, type: 'evidence_deleted', actor: { kind: 'system' }, detail: { documents, frames } });
+    }
+    b.del(this.purge, entry.key);
+    await b.write();
+    return { documents, frames };
   }
 }

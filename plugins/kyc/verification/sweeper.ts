@@ -1,7 +1,8 @@
 import type { Logger } from '../../../node/logging.js';
 
 /**
- * Expires sessions whose expiresAt has passed, every `intervalMs` (plugins.kyc.sweepIntervalMs).
+ * Expires sessions whose expiresAt has passed, then deletes the images of final sessions past the
+ * evidence retention (retention.ts), every `intervalMs` (plugins.kyc.sweepIntervalMs).
  * Runs never overlap; stop() waits for a run under way, so the database can close after it.
  */
 export class Sweeper {
@@ -12,6 +13,7 @@ export class Sweeper {
   constructor(
     private readonly sessions: { expireDue(now: number): Promise<number> },
     private readonly opts: { intervalMs: number; now: () => number; log: Pick<Logger, 'info' | 'warn'> },
+    private readonly retention?: { purgeDue(now: number): Promise<number> },
   ) {}
 
   start(): void {
@@ -27,6 +29,8 @@ export class Sweeper {
       try {
         const n = await this.sessions.expireDue(this.opts.now());
         if (n > 0) this.opts.log.info({ expired: n }, 'verification sessions expired');
+        const purged = (await this.retention?.purgeDue(this.opts.now())) ?? 0;
+        if (purged > 0) this.opts.log.info({ sessions: purged }, 'verification images deleted after the retention period');
       } catch (err) {
         this.opts.log.warn({ err }, 'verification session sweep failed; retried at the next interval');
       } finally {

@@ -18,6 +18,7 @@ export const TIMELINE_TYPES = [
   'expired',
   'credential_issued',
   'credential_revoked',
+  'evidence_deleted',
 ] as const;
 export type TimelineType = (typeof TIMELINE_TYPES)[number];
 

@@ -43,6 +43,7 @@ export function sessionView(s: StoredSession): Record<string, unknown> {
   if (s.reason !== undefined) out.reason = s.reason;
   if (s.message !== undefined) out.message = s.message;
   if (s.review !== undefined) out.review = s.review;
+  if (s.evidenceDeletedAt !== undefined) out.evidenceDeletedAt = s.evidenceDeletedAt;
   return out;
 }
 
@@ -57,7 +58,7 @@ const BRAND_LOGO = /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$/;
  * The hosted page's view (session-token routes): enough to drive the steps, nothing internal;
  * the organization's name, and its logo and colour when they have the shapes the page can show.
  */
-export function hostedView(s: StoredSession, org: Pick<Organization, 'name' | 'branding'> | undefined): Record<string, unknown> {
+export function hostedView(s: StoredSession, org: Pick<Organization, 'name' | 'branding'> | undefined, evidenceRetentionDays: number | null): Record<string, unknown> {
   const organizationName = org?.name ?? '';
   const { color, logo } = org?.branding ?? {};
   const out: Record<string, unknown> = {
@@ -74,6 +75,8 @@ export function hostedView(s: StoredSession, org: Pick<Organization, 'name' | 'b
     currentStep: currentStep(s),
     completedSteps: stepsFor(s.level).filter((step) => s.steps[step]),
     expiresAt: s.expiresAt,
+    // what the consent notice says of the photos: deleted that many days after the decision, or kept (null)
+    evidenceRetentionDays,
   };
   if (s.redirectUrl !== undefined) out.redirectUrl = s.redirectUrl;
   if (s.credentialOfferUri !== undefined) out.credentialOfferUri = s.credentialOfferUri;

@@ -68,3 +68,13 @@ t.test('explorerUrl: unset by default, read as a URL without its trailing slash,
   t.equal(parseKycConfig({ ...base, explorerUrl: 'https://explorer.example/' }).explorerUrl, 'https://explorer.example');
   t.match(refusal(() => parseKycConfig({ ...base, explorerUrl: 'not a url' })), /plugins\.kyc\.explorerUrl/);
 });
+
+t.test('evidenceRetentionDays: 30 by default, null keeps the images, 0 and negatives refused naming the option', async (t) => {
+  t.equal(parseKycConfig(base).evidenceRetentionDays, 30);
+  t.equal(parseKycConfig({ ...base, evidenceRetentionDays: 7 }).evidenceRetentionDays, 7);
+  t.equal(parseKycConfig({ ...base, evidenceRetentionDays: '90' }).evidenceRetentionDays, 90);
+  t.equal(parseKycConfig({ ...base, evidenceRetentionDays: null }).evidenceRetentionDays, null);
+  for (const bad of [0, -1, 1.5, 'soon', true, 36_501]) {
+    t.match(refusal(() => parseKycConfig({ ...base, evidenceRetentionDays: bad })), /^plugins\.kyc\.evidenceRetentionDays must be a whole number of days from 1 to 36500, or null/, `${JSON.stringify(bad)} is refused`);
+  }
+});

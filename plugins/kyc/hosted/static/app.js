@@ -72,7 +72,10 @@ function showConsent(session) {
   const until = new Date(session.expiresAt);
   const time = Number.isNaN(until.getTime()) ? '' : new Intl.DateTimeFormat(LANG, { dateStyle: 'long', timeStyle: 'short' }).format(until);
   $('#consent-deadline').textContent = time ? t('consent.deadline', { time }) : '';
-  $('#consent-retention').textContent = t('consent.retention', { org });
+  // null: this service keeps the photos; otherwise they are deleted that many days after the decision
+  const days = session.evidenceRetentionDays;
+  const retention = typeof days !== 'number' ? 'consent.retentionKept' : days === 1 ? 'consent.retentionOneDay' : 'consent.retention';
+  $('#consent-retention').textContent = t(retention, { org, days });
   for (const li of document.querySelectorAll('#view-consent [data-step]')) li.hidden = !session.steps.includes(li.dataset.step);
   show('view-consent');
 }

@@ -46,6 +46,8 @@ export interface FakeSession {
   offerUri?: string;
   pollsUntilDecision: number;
   expiresAt: string;
+  /** what the real view gives from plugins.kyc.evidenceRetentionDays: days, or null (kept) */
+  evidenceRetentionDays: number | null;
   documents: Upload[];
   liveness: Upload[];
   /** the Problem the next document upload is refused with (400), once */
@@ -157,6 +159,7 @@ export async function startFakeHostedApi(t: Test) {
         outcome: 'completed',
         pollsUntilDecision: 2,
         expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        evidenceRetentionDays: 30,
         ...o,
         token: `sess_tok_fake${n}${'x'.repeat(20)}`,
         id: `ver_fake${n}`,
@@ -183,6 +186,7 @@ function hostedView(s: FakeSession) {
     currentStep: s.status === 'pending' ? (s.steps[s.at] ?? null) : null,
     completedSteps: s.steps.slice(0, s.at),
     expiresAt: s.expiresAt,
+    evidenceRetentionDays: s.evidenceRetentionDays,
     ...(s.redirectUrl ? { redirectUrl: s.redirectUrl } : {}),
     ...(s.status === 'completed' && s.offerUri ? { credentialOfferUri: s.offerUri } : {}),
     ...(s.status === 'failed' ? { reason: 'face_mismatch', message: 'the face in the liveness frames does not match the document photo' } : {}),

@@ -47,7 +47,7 @@ t.test('consent comes first: nothing touches the camera before agreeing; declini
   t.notMatch(notice, 'proof of address', 'and no proof of address');
   t.match(notice, 'name, date of birth, nationality, document number and expiry date');
   t.match(notice, /You have until .+ to finish\./);
-  t.match(notice, 'They are not deleted automatically after the decision');
+  t.match(notice, 'The photos are deleted 30 days after the decision; the result and the data read from your document are kept for Acme Bank.', 'the retention the service gives');
   t.match(notice, 'Acme Bank decides whether your identity is verified.');
   t.notOk(await page.getByRole('button', { name: 'Use the camera' }).isVisible(), 'no camera step yet');
   t.same(await a11yProblems(page), []);

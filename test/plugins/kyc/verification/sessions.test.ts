@@ -37,7 +37,7 @@ async function consistent(base: KycBase): Promise<string[]> {
     for await (const [k, v] of base.db.json<unknown>(name).entries()) out.set(k, v);
     return out;
   };
-  const [sessions, byOrg, byToken, expiry, review, issuing] = await Promise.all(['ver-sessions', 'ver-by-org', 'ver-by-token', 'ver-expiry', 'ver-review', 'ver-issuing'].map(all));
+  const [sessions, byOrg, byToken, expiry, review, issuing, purge] = await Promise.all(['ver-sessions', 'ver-by-org', 'ver-by-token', 'ver-expiry', 'ver-review', 'ver-issuing', 'ver-purge'].map(all));
   const problems: string[] = [];
   const want = { byOrg: new Set<string>(), expiry: new Set<string>(), review: new Set<string>(), issuing: new Set<string>() };
   for (const s of sessions!.values() as Iterable<StoredSession>) {
@@ -49,6 +49,9 @@ async function consistent(base: KycBase): Promise<string[]> {
     if (undecided) want.expiry.add(`${String(Date.parse(s.expiresAt)).padStart(13, '0')}\x00${s.id}`);
     if (s.status === 'processing' && !s.decision && !s.sandbox) want.review.add(`${String(Date.parse(s.processingAt!)).padStart(13, '0')}\x00${s.id}`);
     if (s.status === 'processing' && s.decision) want.issuing.add(s.id);
+    // a final session with its images is in the purge index (its key's time is when it became final)
+    const purged = [...purge!.values()].filter((id) => id === s.id).length;
+    if (purged !== (['completed', 'failed', 'expired'].includes(s.status) && !s.evidenceDeletedAt ? 1 : 0)) problems.push(`${s.id} purge index`);
   }
   const same = (name: string, w: Set<string>, got: Map<string, unknown>) => {
     for (const k of w) if (!got.has(k)) problems.push(`${name} missing ${JSON.stringify(k)}`);
@@ -312,11 +315,19 @@ t.test('hosted view', async (t) => {
   const { sessions } = await setup(t);
   const s = (await sessions.create(LIVE_A, input({ level: 3, redirectUrl: 'https://shop.test/back' }))).session;
   const token = s.sessionToken as string;
-  t.same(await sessions.hostedView(token), { id: s.id, status: 'pending', level: 3, organizationName: 'Acme Bank', organization: { name: 'Acme Bank' }, steps: ['document', 'liveness', 'address'], currentStep: 'document', completedSteps: [], expiresAt: s.expiresAt, redirectUrl: 'https://shop.test/back' });
+  t.same(await sessions.hostedView(token), { id: s.id, status: 'pending', level: 3, organizationName: 'Acme Bank', organization: { name: 'Acme Bank' }, steps: ['document', 'liveness', 'address'], currentStep: 'document', completedSteps: [], expiresAt: s.expiresAt, evidenceRetentionDays: 30, redirectUrl: 'https://shop.test/back' });
   await sessions.uploadDocument({ token }, { type: 'passport', side: 'front', final: true, file: IMG });
   t.match(await sessions.hostedView(token), { currentStep: 'liveness', completedSteps: ['document'] });
   t.equal(await codeOf(sessions.hostedView('sess_tok_' + 'A'.repeat(43))), 'SESSION_NOT_FOUND');
   t.equal(await codeOf(sessions.hostedView('garbage')), 'SESSION_NOT_FOUND');
+});
+
+t.test('hosted view: the retention the consent notice states, null when the images are kept', async (t) => {
+  for (const days of [7, null]) {
+    const { sessions } = await setup(t, { config: { evidenceRetentionDays: days } });
+    const s = (await sessions.create(LIVE_A, input({ level: 1 }))).session;
+    t.equal((await sessions.hostedView(s.sessionToken as string)).evidenceRetentionDays, days);
+  }
 });
 
 t.test('the image pool (worker threads) behind the service', async (t) => {
