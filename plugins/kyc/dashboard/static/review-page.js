@@ -3,7 +3,7 @@
 // disabled until every piece was opened (the API refuses the decision otherwise, too).
 import { api, enc, get, query, state } from './api.js';
 import { badge, confirmDialog, field, h, mono, say, select, status, table, time, title } from './dom.js';
-import { decisionFacts, evidence, imageFigure } from './session-pages.js';
+import { decisionFacts, deletedImages, evidence, imageFigure } from './session-pages.js';
 
 /** the reasons a reviewer picks from most often; "other" takes a code of the reviewer's own */
 export const REJECT_REASONS = [
@@ -91,7 +91,7 @@ export async function reviewPage([id], ctx) {
     h('p', {}, mono(session.id, { full: true }), ' ', badge(session.status), session.level ? ` level ${session.level}` : ''),
     decisionFacts(session.review),
     session.liveness ? h('p', {}, 'Liveness score: ', h('strong', {}, String(session.liveness.score ?? '—')), ' ', badge(session.liveness.status)) : null,
-    h('div', { class: 'gallery side-by-side' }, figures.map((f) => f.fig)),
+    deletedImages(list) ?? h('div', { class: 'gallery side-by-side' }, figures.map((f) => f.fig)),
     controls,
     out,
   ];

@@ -60,9 +60,16 @@ async function optional(path) {
  * image, then each liveness frame; `base` is the session's path on the desk or the list.
  */
 export function evidence(list, base) {
+  // after the retention the bytes are gone: nothing to open (deletedImages says when)
+  if (list.evidenceDeletedAt) return [];
   const docs = (list.documents ?? []).map((d) => ({ key: d.evidenceId, label: `${d.type.replaceAll('_', ' ')}, ${d.side}`, path: `${base}/evidence/${enc(d.evidenceId)}`, opened: d.opened === true }));
   const frames = (list.liveness?.frames ?? []).map((f) => ({ key: f.evidenceId, label: `Liveness frame ${f.index + 1}`, path: `${base}/evidence/${enc(f.evidenceId)}`, opened: f.opened === true }));
   return [...docs, ...frames];
+}
+
+/** in place of the images of a session whose images the retention deleted; null otherwise */
+export function deletedImages(list) {
+  return list?.evidenceDeletedAt ? h('p', { class: 'empty' }, 'Images deleted on ', time(list.evidenceDeletedAt), '.') : null;
 }
 
 /** a figure that loads its image (fetched with the token) when `open()` is called */
@@ -145,6 +152,7 @@ export async function sessionPage([id], ctx) {
     session.documents?.length ? h('ul', { class: 'plain' }, session.documents.map(documentFacts)) : h('p', { class: 'empty' }, 'No documents yet.'),
     h('h2', {}, 'Liveness'),
     session.liveness ? facts([['Status', badge(session.liveness.status)], ['Score', session.liveness.score ?? '—'], ['Completed', time(session.liveness.completedAt)]]) : h('p', { class: 'empty' }, 'No liveness check yet.'),
+    deletedImages(list) ? [h('h2', {}, 'Images'), deletedImages(list)] : null,
     pieces.length ? [h('h2', {}, 'Images'), h('button', { type: 'button', class: 'secondary', onclick: () => figures.forEach((f) => f.open()) }, 'Open all images'), h('div', { class: 'gallery' }, figures.map((f) => f.fig))] : null,
     history ? [h('h2', {}, 'Timeline'), timelineList(history.timeline), h('h2', {}, 'Webhook events'), eventsTable(history.events)] : null,
     h('h2', {}, 'Credential'),
