@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../../../../node/state/db.js';
 import { createLevelRelayStore } from '../../../../plugins/relay/store/level.js';
+import { GroupCommit } from '../../../../plugins/relay/store/level-group-commit.js';
 import { body, newMessage } from './helpers.js';
 
 /**
@@ -98,4 +99,27 @@ t.test('a synced batch that fails fails the writes waiting on it, with a stable 
   const reopened = createLevelRelayStore(again.pluginStore('relay'));
   t.teardown(() => reopened.close());
   t.equal(await reopened.messages.countPending(['did:key:k1']), 1, 'only the message answered before the failure is stored');
+});
+
+t.test('the writes queued behind a failed synced batch fail with it; the next ones are written', async (t) => {
+  const { db } = await onDisk(t);
+  const ns = db.pluginStore('relay').sublevel<string, string>('g', { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  let failures = 0;
+  const group = new GroupCommit(db.pluginStore('relay'), () => failures++);
+  // LevelDB refuses a put without a value: a real failure of the first batch
+  const first = group.add([{ type: 'put', sublevel: ns, key: 'a', value: undefined }]);
+  // one turn later the first batch is under way and this one queues behind it
+  await Promise.resolve();
+  const behind = group.add([{ type: 'put', sublevel: ns, key: 'b', value: 'b' }]);
+  const results = await Promise.allSettled([first, behind]);
+  t.same(
+    results.map((r) => (r.status === 'rejected' ? (r.reason as { code: string }).code : 'resolved')),
+    ['RELAY_STORE_SYNC_FAILED', 'RELAY_STORE_SYNC_FAILED'],
+  );
+  t.equal(failures, 1);
+  t.equal(await ns.get('b'), undefined, 'the write queued behind is not written');
+  await group.add([{ type: 'put', sublevel: ns, key: 'c', value: 'c' }]);
+  t.equal(await ns.get('c'), 'c', 'a later write is');
+  await group.drained();
+  t.ok(group.idle);
 });
