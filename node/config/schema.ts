@@ -191,6 +191,8 @@ export const RULES: Readonly<Record<string, Rule>> = {
   'plugins.relay.postgresUrl': POSTGRES_URL,
   'plugins.relay.redisUrl': REDIS_URL,
   'plugins.explorer.postgresUrl': POSTGRES_URL,
+  // the relay mediator's keys (docs/relay.md, "The mediator's identity"), for a container's mounted secret
+  'plugins.relay.keysFile': PATH,
 };
 
 /**
@@ -219,6 +221,7 @@ export const SETTINGS: readonly Setting[] = [
   ]),
   { path: 'plugins.relay.postgresUrl', env: 'LEDGER_RELAY_POSTGRES_URL', flag: 'relay-postgres-url' },
   { path: 'plugins.relay.redisUrl', env: 'LEDGER_RELAY_REDIS_URL', flag: 'relay-redis-url' },
+  { path: 'plugins.relay.keysFile', env: 'LEDGER_RELAY_KEYS_FILE', flag: 'relay-keys-file' },
   { path: 'plugins.explorer.postgresUrl', env: 'LEDGER_EXPLORER_POSTGRES_URL', flag: 'explorer-postgres-url' },
 ];
 

@@ -177,7 +177,7 @@ t.test('with Postgres, a mediation and a queued message survive the move to an e
   t.equal(await node.stop(), 0, 'the node stops cleanly');
 });
 
-t.test('configured keys replace the ones in the data directory, and the log says so without the secret', async (t) => {
+t.test('keys configured (LEDGER_RELAY_KEYS_FILE) replace the ones in the data directory, and the log says so without the secret', async (t) => {
   const dir = await tempDataDir(t);
   let node = await startNodeProcess(t, dir, { plugins: { relay: 0 }, logLevel: 'info' });
   const before = (await readInvitation(node.plugins.relay!)).mediatorDid;
@@ -186,8 +186,7 @@ t.test('configured keys replace the ones in the data directory, and the log says
   const seed = randomBytes(32);
   const keysFile = join(dir, 'relay-keys.json');
   await writeFile(keysFile, mediatorKeysFileText(seed), { mode: 0o600 });
-  await writeFile(join(dir, 'config.json'), JSON.stringify({ plugins: { relay: { keysFile } } }));
-  node = await startNodeProcess(t, dir, { plugins: { relay: 0 }, logLevel: 'info' });
+  node = await startNodeProcess(t, dir, { plugins: { relay: 0 }, logLevel: 'info', env: { LEDGER_RELAY_KEYS_FILE: keysFile } });
   const after = (await readInvitation(node.plugins.relay!)).mediatorDid;
   t.equal(after, didKeyFromSeed(seed).did, "the configured keys' DID");
   t.not(after, before, 'replaces the one of the data directory');

@@ -29,6 +29,7 @@ export const CONFIG_FLAGS: Options = {
   'wallet-port': { type: 'string' },
   'relay-postgres-url': { type: 'string' },
   'relay-redis-url': { type: 'string' },
+  'relay-keys-file': { type: 'string' },
   'explorer-postgres-url': { type: 'string' },
 };
 
@@ -63,6 +64,8 @@ Options:
   --relay-postgres-url <u> the relay's records in Postgres (default: the node's LevelDB)
   --relay-redis-url <u>    the relay's limits and live fan-out in Redis, for several relay
                            instances (needs --relay-postgres-url)
+  --relay-keys-file <f>    the relay mediator's keys (a 0600 JSON file), so its DIDs do not
+                           depend on the data directory
   --explorer-postgres-url <u>  the explorer's index in Postgres
 
 Every option also has an environment variable; see docs/operators.md.

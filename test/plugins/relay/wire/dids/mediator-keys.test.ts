@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import t, { type Test } from 'tap';
+import { CONFIG_FLAGS } from '../../../../../node/cli/commands/start.js';
+import { parseCommandArgs } from '../../../../../node/cli/io.js';
+import { resolveConfig } from '../../../../../node/config/resolve.js';
 import { isLedgerError } from '../../../../../node/errors.js';
 import { parseRelayConfig } from '../../../../../plugins/relay/config.js';
 import { didKeyFromSeed } from '../../../../../plugins/relay/wire/dids/did-key.js';
@@ -67,6 +70,11 @@ t.test('a keys file: owner-only, JSON, the same checks', async (t) => {
   await writeFile(file, mediatorKeysFileText(SEED), { mode: 0o600 });
   const keys = readMediatorKeysFile(file, 'plugins.relay.keysFile');
   t.same(keys.ed25519Seed, SEED, 'the file written for a seed reads back as that seed');
+  for (const [argv, env] of [[[], { LEDGER_RELAY_KEYS_FILE: file }], [['--relay-keys-file', file], {}]] as const) {
+    const section = resolveConfig({ env, flags: parseCommandArgs('start', [...argv], CONFIG_FLAGS).values }).plugins.relay;
+    t.equal(section['keysFile'], file, `${argv[0] ?? 'LEDGER_RELAY_KEYS_FILE'} sets plugins.relay.keysFile`);
+    t.same(parseRelayConfig(section).keys?.ed25519Seed, SEED, 'which the relay reads');
+  }
   t.equal(keys.source, file);
   t.equal(JSON.parse(mediatorKeysFileText(SEED)).did, didKeyFromSeed(SEED).did, 'the file names its DID');
 
