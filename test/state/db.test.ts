@@ -50,3 +50,24 @@ t.test('binary keys and values round-trip on disk, and survive a reopen', async 
   t.equal(toHex((await again.state.get(key))!), toHex(value));
   t.equal(toHex((await again.meta.get(key))!), '09');
 });
+
+t.test("a plugin store's batch passes `sync: true` on to LevelDB (a plugin's fsync)", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'ledger-db-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const db = await openDatabase(dir);
+  t.teardown(() => db.close());
+  const root = db.root as unknown as { _batch(ops: unknown[], opts: { sync?: boolean }): Promise<void> };
+  const real = root._batch.bind(root);
+  const seen: Array<boolean | undefined> = [];
+  root._batch = async (ops, opts) => {
+    await real(ops, opts);
+    seen.push(opts.sync);
+  };
+  const store = db.pluginStore('relay');
+  const sub = store.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  // abstract-level's types do not list classic-level's `sync` option
+  await store.batch([{ type: 'put', sublevel: sub, key: 'k', value: 'v' }] as never, { sync: true } as never);
+  await store.batch([{ type: 'put', sublevel: sub, key: 'k2', value: 'v' }] as never);
+  t.same(seen, [true, undefined]);
+  t.equal(await sub.get('k'), 'v');
+});
