@@ -33,6 +33,20 @@ async function open(t: Test, b: Browser, options: object, url: string, allow: Re
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 2, name });
 
+t.test('the notice states the retention the service gives: one day, or kept when null', async (t) => {
+  const api = await startFakeHostedApi(t);
+  const cases = [
+    [1, 'The photos are deleted one day after the decision; the result and the data read from your document are kept for Acme Bank.'],
+    [null, 'They are not deleted automatically after the decision: ask Acme Bank if you want them deleted.'],
+  ] as const;
+  for (const [days, sentence] of cases) {
+    const { page, errors } = await open(t, browser, PHONE, api.pageUrl(api.create({ level: 1, evidenceRetentionDays: days })));
+    await heading(page, 'Before you start').waitFor();
+    t.match(await page.locator('#consent-retention').textContent(), sentence, `retention ${days}`);
+    t.same(errors, []);
+  }
+});
+
 t.test('consent comes first: nothing touches the camera before agreeing; declining offers the way back', async (t) => {
   const api = await startFakeHostedApi(t);
   const s = api.create({ level: 2, redirectUrl: `${api.url}/return?declined=1` });
