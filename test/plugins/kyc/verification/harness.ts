@@ -275,3 +275,12 @@ export async function liveSession(h: Served, key: string, o: { level?: 1 | 2; fr
   }
   return { id: session.id, documentIds };
 }
+
+/** A sandbox level-1 session, completed at once by its final upload (its image stored); its id. */
+export async function finished(h: Setup): Promise<string> {
+  const { session } = await h.sessions.create({ organizationId: ORG_A, apiKey: { id: 'key_sandbox_a', mode: 'sandbox' } }, { level: 1, sandbox: true, metadata: {} });
+  await h.sessions.uploadDocument({ token: session.sessionToken as string }, { type: 'passport', side: 'front', final: true, file: jpegImage(300, 300) });
+  const s = await h.sessions.store.get(session.id as string);
+  if (s?.status !== 'completed') throw new Error(`the sandbox session is ${s?.status}`);
+  return s.id;
+}

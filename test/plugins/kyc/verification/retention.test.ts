@@ -1,27 +1,15 @@
 import t from 'tap';
-import { createLogger } from '../../../../node/logging.js';
 import { EvidenceRetention } from '../../../../plugins/kyc/verification/retention.js';
 import { TERMINAL } from '../../../../plugins/kyc/verification/states.js';
-import { Sweeper } from '../../../../plugins/kyc/verification/sweeper.js';
-import { jpegImage, liveSession, ORG_A, serve, setup, type Setup } from './harness.js';
+import { finished, jpegImage, liveSession, serve, setup, type Setup } from './harness.js';
 
 const DAY = 86_400_000;
-const SANDBOX = { organizationId: ORG_A, apiKey: { id: 'key_sandbox_a', mode: 'sandbox' as const } };
 
 /** The session ids in `ver-purge`, in key order. */
 async function purgeIndex(h: Setup): Promise<string[]> {
   const out: string[] = [];
   for await (const [, id] of h.base.db.json<string>('ver-purge').entries()) out.push(id);
   return out;
-}
-
-/** A sandbox level-1 session, completed at once by its final upload (its image stored). */
-async function finished(h: Setup): Promise<string> {
-  const { session } = await h.sessions.create(SANDBOX, { level: 1, sandbox: true, metadata: {} });
-  await h.sessions.uploadDocument({ token: session.sessionToken as string }, { type: 'passport', side: 'front', final: true, file: jpegImage(300, 300) });
-  const s = await h.sessions.store.get(session.id as string);
-  if (!s || !TERMINAL.has(s.status)) throw new Error(`the sandbox session is ${s?.status}`);
-  return s.id;
 }
 
 t.test('a final session loses its images after the retention, not before; the record, checks, timeline stay; the routes answer 410', async (t) => {
@@ -90,7 +78,7 @@ t.test('the purge index is written in the batch that makes the session final', a
     const s = watched && (await h.sessions.store.get(watched));
     if (s) states.push([TERMINAL.has(s.status), (await purgeIndex(h)).includes(s.id)]);
   };
-  const { session } = await h.sessions.create(SANDBOX, { level: 1, sandbox: true, metadata: {} });
+  const { session } = await h.sessions.create({ organizationId: 'org_a', apiKey: { id: 'key_sandbox_a', mode: 'sandbox' } }, { level: 1, sandbox: true, metadata: {} });
   watched = session.id as string;
   await h.sessions.uploadDocument({ token: session.sessionToken as string }, { type: 'passport', side: 'front', final: true, file: jpegImage(300, 300) });
   t.ok(states.length >= 1);
@@ -125,17 +113,4 @@ t.test('batches are bounded; null keeps the images', async (t) => {
   const at = h.clock.now + DAY;
   t.same([await retention.purgeBatch(at), await retention.purgeBatch(at), await retention.purgeBatch(at), await retention.purgeBatch(at)], [2, 2, 1, 0]);
   for (const id of ids) t.same(await h.sessions.store.image(id, 'doc', (await h.sessions.store.get(id))!.documents[0]!.id), undefined);
-});
-
-t.test('the sweeper expires, then deletes what is due', async (t) => {
-  const h = await setup(t, { config: { evidenceRetentionDays: 1 } });
-  const id = await finished(h);
-  const retention = new EvidenceRetention(h.sessions.store, { retentionDays: h.base.config.evidenceRetentionDays });
-  const sweeper = new Sweeper(h.sessions, { intervalMs: 60_000, now: () => h.clock.now, log: createLogger({ level: 'silent' }) }, retention);
-  t.teardown(() => sweeper.stop());
-  await sweeper.sweep();
-  t.equal((await h.sessions.store.get(id))!.evidenceDeletedAt, undefined);
-  h.clock.now += DAY;
-  await sweeper.sweep();
-  t.equal((await h.sessions.store.get(id))!.evidenceDeletedAt, new Date(h.clock.now).toISOString());
 });

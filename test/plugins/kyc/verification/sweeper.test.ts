@@ -1,7 +1,8 @@
 import t from 'tap';
 import { createLogger } from '../../../../node/logging.js';
 import { Sweeper } from '../../../../plugins/kyc/verification/sweeper.js';
-import { jpegImage, setup } from './harness.js';
+import { EvidenceRetention } from '../../../../plugins/kyc/verification/retention.js';
+import { finished, jpegImage, setup } from './harness.js';
 
 t.test('the sweeper expires due sessions on its interval and stops cleanly', async (t) => {
   const { sessions, clock, events } = await setup(t, { config: { sweepIntervalMs: 100 } });
@@ -43,4 +44,17 @@ t.test('a failing pass is logged and the next one runs', async (t) => {
   await Promise.all([sweeper.sweep(), sweeper.sweep()]);
   t.equal(calls, 3);
   await sweeper.stop();
+});
+
+t.test('after expiring, a pass deletes the images of final sessions past the retention', async (t) => {
+  const h = await setup(t, { config: { evidenceRetentionDays: 1 } });
+  const id = await finished(h);
+  const retention = new EvidenceRetention(h.sessions.store, { retentionDays: h.base.config.evidenceRetentionDays });
+  const sweeper = new Sweeper(h.sessions, { intervalMs: 60_000, now: () => h.clock.now, log: createLogger({ level: 'silent' }) }, retention);
+  t.teardown(() => sweeper.stop());
+  await sweeper.sweep();
+  t.equal((await h.sessions.store.get(id))!.evidenceDeletedAt, undefined);
+  h.clock.now += 86_400_000;
+  await sweeper.sweep();
+  t.equal((await h.sessions.store.get(id))!.evidenceDeletedAt, new Date(h.clock.now).toISOString());
 });
