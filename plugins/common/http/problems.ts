@@ -22,6 +22,7 @@ export const SLUGS = {
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict' },
+  gone: { status: 410, title: 'Gone' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },

@@ -19,9 +19,8 @@ const DAY_MS = 86_400_000;
 
 /** The answer for an image the retention deleted: 410, with when. */
 export const evidenceDeleted = (at: string): HttpProblem =>
-  new HttpProblem('not-found', `the images of this session were deleted at ${at}, after the retention period; the record and the checks are kept`, {
+  new HttpProblem('gone', `the images of this session were deleted at ${at}, after the retention period; the record and the checks are kept`, {
     code: 'EVIDENCE_DELETED',
-    status: 410,
     headers: { 'x-evidence-deleted-at': at },
   });
 

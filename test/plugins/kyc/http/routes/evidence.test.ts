@@ -47,7 +47,7 @@ t.test('after the retention: 410 EVIDENCE_DELETED with the time, on every eviden
   ] as const;
   for (const [path, as] of paths) {
     const res = await h.req('GET', path, as);
-    t.match(res, { status: 410, body: { status: 410, code: 'EVIDENCE_DELETED', detail: `the images of this session were deleted at ${at}, after the retention period; the record and the checks are kept` } }, path);
+    t.match(res, { status: 410, body: { status: 410, title: 'Gone', code: 'EVIDENCE_DELETED', detail: `the images of this session were deleted at ${at}, after the retention period; the record and the checks are kept` } }, path);
     t.equal(res.headers.get('x-evidence-deleted-at'), at);
     t.match(res.headers.get('content-type'), /^application\/problem\+json/);
   }
