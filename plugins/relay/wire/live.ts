@@ -206,9 +206,11 @@ class LiveConnection implements LiveChannel {
             this.retryLater();
             break;
           }
+          // marked before it goes out, as a pickup reply is: a relay that dies after the send still
+          // has it marked, so whoever sends it again marks it a redelivery
+          await this.services.delivery.delivered(batch.map((p) => p.record).filter((r) => r.state === 'queued'), 'live-delivered');
           await new Promise<void>((resolve, reject) => this.ws.send(packed, (err) => (err ? reject(err) : resolve())));
           this.remember(batch);
-          await this.services.delivery.delivered(batch.map((p) => p.record).filter((r) => r.state === 'queued'), 'live-delivered');
         }
       } while (this.again);
     } catch (err) {

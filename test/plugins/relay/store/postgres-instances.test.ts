@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { postgresMissing, startPostgres } from '../../../../bench/lib/servers/postgres.js';
 import { isLedgerError } from '../../../../node/errors.js';
 import { createLogger } from '../../../../node/logging.js';
+import { openDatabase } from '../../../../node/state/db.js';
 import { migrate } from '../../../../plugins/common/sql/migrate.js';
 import { createRelayServices } from '../../../../plugins/relay/compose.js';
 import { parseRelayConfig } from '../../../../plugins/relay/config.js';
@@ -252,12 +253,15 @@ t.test('relay instances sharing one Postgres', { skip: postgresMissing() }, asyn
 
   t.test('createRelayServices opens the Postgres store from postgresUrl, and rejects when it cannot be reached', async (t) => {
     const url = await freshDatabase(server);
+    // the relay's own namespace keeps what is not in Postgres: the mail outbox
+    const db = await openDatabase('memory');
+    t.teardown(() => db.close());
     const input = (postgresUrl: string) => ({
       config: parseRelayConfig({ enabled: true, host: '127.0.0.1', port: 0, postgresUrl }),
       network: 'testnet',
       // not used until the relay serves requests
       chain: {} as never,
-      db: {} as never,
+      db: db.pluginStore('relay'),
       outbox: {} as never,
       verifyBbs: async () => false,
       log: createLogger({ level: 'silent' }),

@@ -10,7 +10,7 @@ t.test('a level 3 sandbox session through the session-token routes', async (t) =
   const base = `/v1/verifications/s/${session.sessionToken}`;
   const view = await h.req('GET', base);
   t.equal(view.status, 200);
-  t.same(view.body.session, { id: session.id, status: 'pending', level: 3, organizationName: 'Acme Bank', organization: { name: 'Acme Bank' }, steps: ['document', 'liveness', 'address'], currentStep: 'document', completedSteps: [], expiresAt: session.expiresAt, redirectUrl: 'https://shop.test/back' });
+  t.same(view.body.session, { id: session.id, status: 'pending', level: 3, organizationName: 'Acme Bank', organization: { name: 'Acme Bank' }, steps: ['document', 'liveness', 'address'], currentStep: 'document', completedSteps: [], expiresAt: session.expiresAt, redirectUrl: 'https://shop.test/back', evidenceRetentionDays: 30 });
   t.equal((await h.req('POST', `${base}/documents`, { form: docForm(IMG, { type: 'passport', side: 'front', final: 'true' }) })).status, 201);
   t.equal((await h.req('GET', base)).body.session.currentStep, 'liveness');
   const ch = await h.req('GET', `${base}/liveness-challenge`);
