@@ -35,7 +35,10 @@ export function mountMediator({ router, services, now, endpoint }: RouteDeps): v
     const url = await endpoint();
     return {
       did: services.identity.did,
+      // the same keys as a did:peer:2 carrying the endpoint, for agents that resolve no did:key services
+      peerDid: url === null ? null : services.identity.peerDid(url),
       invitationUrl: inviteUrl(url),
+      peerInvitationUrl: url === null ? null : `${inviteUrl(url)}?did=peer`,
       endpoint: url,
       accept: ['didcomm/v2'],
       protocols: MEDIATOR_PROTOCOLS,

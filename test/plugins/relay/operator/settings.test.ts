@@ -92,9 +92,12 @@ t.test('mediator: identity, config update, endpoint only for the wire tenant, th
   t.equal(m.status, 200);
   t.match(m.body, { did: h.services.identity.did, endpoint: 'http://127.0.0.1:1/didcomm', invitationUrl: 'http://127.0.0.1:1/invite', network: 'testnet', settings: { rateLimitPerDidPerMin: 1200, retentionSeconds: 604800, purgeOnAck: true, manualApproval: false, endpoint: null } });
   t.ok(m.body.protocols.includes('https://didcomm.org/coordinate-mediation/2.0'));
+  t.equal(m.body.peerDid, h.services.identity.peerDid('http://127.0.0.1:1/didcomm'), 'the did:peer:2 of the same keys, carrying the endpoint');
+  t.match(m.body.peerDid, /^did:peer:2\.E/);
+  t.equal(m.body.peerInvitationUrl, 'http://127.0.0.1:1/invite?did=peer');
   const put = await h.req('PUT', '/v1/mediator/config', { token, body: { endpoint: 'https://relay.example.org/didcomm', retentionSeconds: 7200, purgeOnAck: false, rateLimitPerDidPerMin: 10, manualApproval: true } });
   t.equal(put.status, 200);
-  t.match(put.body, { endpoint: 'https://relay.example.org/didcomm', invitationUrl: 'https://relay.example.org/invite', settings: { retentionSeconds: 7200, purgeOnAck: false, rateLimitPerDidPerMin: 10, manualApproval: true } });
+  t.match(put.body, { endpoint: 'https://relay.example.org/didcomm', invitationUrl: 'https://relay.example.org/invite', peerDid: h.services.identity.peerDid('https://relay.example.org/didcomm'), peerInvitationUrl: 'https://relay.example.org/invite?did=peer', settings: { retentionSeconds: 7200, purgeOnAck: false, rateLimitPerDidPerMin: 10, manualApproval: true } });
   const b = await h.session(TENANT_B);
   isProblem(t, await h.req('PUT', '/v1/mediator/config', { token: b, body: { endpoint: 'https://evil.example/didcomm' } }), 400, 'validation', 'endpoint from another tenant');
   t.match((await h.req('PUT', '/v1/mediator/config', { token: b, body: { manualApproval: true } })).body.settings, { manualApproval: true, rateLimitPerDidPerMin: 1200 });
