@@ -1,23 +1,51 @@
 import { LedgerError, invalid } from '../../../node/errors.js';
 import { Core, MAX_TIME, Tx, int, join, part, parts, under } from './level-core.js';
+import { MediationCache, copyEntry, copyMediation } from './level-mediation-cache.js';
 import { MEDIATION_STATES, type KeylistEntry, type Mediation, type MediationRepo } from './types.js';
 
 /**
  * Mediations and keylists (key layout in level-core.ts). One mediation per recipient DID: `put`
  * points `medDid/<recipientDid>` at the mediation last written for that DID. A key is in at most
  * one keylist; `updateKeys` refuses (KEY_IN_OTHER_KEYLIST) a key routed by another mediation
- * rather than silently moving it.
+ * rather than silently moving it. `get`, `byRecipient` and `byKey` are served from a cache that
+ * every write here updates (level-mediation-cache.ts); the writes themselves read LevelDB.
  */
 export class LevelMediationRepo implements MediationRepo {
-  constructor(private readonly c: Core) {}
+  private readonly cache: MediationCache;
+
+  constructor(
+    private readonly c: Core,
+    cacheLimit?: number,
+  ) {
+    this.cache = new MediationCache(cacheLimit);
+  }
 
   async get(id: string): Promise<Mediation | undefined> {
-    return this.c.s.med.get(part('id', id));
+    const m = await this.mediation(part('id', id));
+    return m ? copyMediation(m) : undefined;
   }
 
   async byRecipient(recipientDid: string): Promise<Mediation | undefined> {
-    const id = await this.c.s.medDid.get(part('recipientDid', recipientDid));
-    return id === undefined ? undefined : this.c.s.med.get(id);
+    const did = part('recipientDid', recipientDid);
+    const id = await this.cache.read(this.cache.did, did, () => this.c.s.medDid.get(did));
+    const m = id === null ? null : await this.mediation(id);
+    return m ? copyMediation(m) : undefined;
+  }
+
+  /** the cached record itself: callers outside this class get a copy */
+  private mediation(id: string): Promise<Mediation | null> {
+    return this.cache.read(this.cache.med, id, () => this.c.s.med.get(id));
+  }
+
+  /** Writes `tx` and applies it to the cache, under the write lock (call it inside `write`). */
+  private async commit(tx: Tx): Promise<void> {
+    try {
+      await this.c.commit(tx);
+    } catch (err) {
+      this.cache.drop();
+      throw err;
+    }
+    this.cache.applied(tx, this.c.s);
   }
 
   async list(tenantId: string): Promise<Mediation[]> {
@@ -40,12 +68,14 @@ export class LevelMediationRepo implements MediationRepo {
       tx.put(s.med, id, { ...m });
       tx.put(s.medDid, did, id);
       tx.put(s.medTenant, join(tenantId, id), '');
-      await this.c.commit(tx);
+      await this.commit(tx);
     });
   }
 
   async byKey(key: string): Promise<KeylistEntry | undefined> {
-    return this.c.s.key.get(part('key', key));
+    const k = part('key', key);
+    const entry = await this.cache.read(this.cache.key, k, () => this.c.s.key.get(k));
+    return entry ? copyEntry(entry) : undefined;
   }
 
   async keylist(mediationId: string, opts: { offset?: number; limit?: number } = {}): Promise<{ keys: KeylistEntry[]; total: number }> {
@@ -89,7 +119,7 @@ export class LevelMediationRepo implements MediationRepo {
         tx.del(s.mk, join(mediationId, key));
         tx.add(s.kn, mediationId, -1);
       });
-      await this.c.commit(tx);
+      await this.commit(tx);
     });
   }
 }

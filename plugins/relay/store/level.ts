@@ -26,10 +26,11 @@ export interface LevelRelayStoreOptions {
 /**
  * The relay's store on its LevelDB namespace (`ctx.store`): child sublevels of `db`, every
  * multi-key change one atomic batch (layout in level-core.ts). Every write method resolves once
- * its batch is written. The only state kept in memory is a cache of stored counts (filled from
- * the store as needed) and the counters' unflushed counts (see level-counters.ts). `close()`
- * flushes the counters and waits for writes under way; it does not close `db`, which the plugin
- * host owns. One store per namespace: the write lock and the count cache assume no other writer.
+ * its batch is written. The state kept in memory: a cache of stored counts (filled from the
+ * store as needed), a read cache of mediations and keylist entries (level-mediation-cache.ts) and
+ * the counters' unflushed counts (see level-counters.ts). `close()` flushes the counters and
+ * waits for writes under way; it does not close `db`, which the plugin host owns. One store per
+ * namespace: the write lock and the caches assume no other writer.
  */
 export function createLevelRelayStore(db: BinarySublevel, opts: LevelRelayStoreOptions = {}): RelayStore {
   const core = new Core(db, { now: opts.now ?? Date.now, sync: opts.sync ?? true });
