@@ -6,7 +6,7 @@ import { Mutex, SEP } from './shared.js';
 import type { KeylistEntry, LogEntry, Mediation, MessageProtocol, MessageRecord, MessageState } from './types.js';
 
 // the level-* modules take the checks and ids both backends share from here
-export { IdGen, MAX_TIME, Mutex, SEP, int, part, parts } from './shared.js';
+export { IdGen, MAX_TIME, Mutex, SEP, eachPart, int, part, parts } from './shared.js';
 
 /**
  * What the LevelDB relay store's parts share: the child sublevels of the plugin's namespace, the

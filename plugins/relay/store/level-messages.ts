@@ -1,5 +1,5 @@
 import { invalid } from '../../../node/errors.js';
-import { Core, IdGen, MAX_TIME, Tx, bytes, int, join, pad, part, parts, under, type Summary } from './level-core.js';
+import { Core, IdGen, MAX_TIME, Tx, bytes, eachPart, int, join, pad, part, parts, under, type Summary } from './level-core.js';
 import { checkMessageFilter, checkNewMessage } from './shared.js';
 import {
   MESSAGE_STATES,
@@ -67,6 +67,11 @@ export class LevelMessageQueue implements MessageQueue {
 
   async get(id: string): Promise<MessageRecord | undefined> {
     return this.c.s.m.get(part('id', id));
+  }
+
+  async getMany(ids: readonly string[]): Promise<Array<MessageRecord | undefined>> {
+    const keys = eachPart('id', ids);
+    return keys.length === 0 ? [] : this.c.s.m.getMany(keys);
   }
 
   async body(id: string): Promise<Uint8Array | undefined> {

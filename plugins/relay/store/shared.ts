@@ -16,9 +16,15 @@ export function part(what: string, value: unknown): string {
   return value;
 }
 
-export function parts(what: string, values: readonly string[]): string[] {
+/** Each of `values` checked by `part`, in their order, repeats kept. */
+export function eachPart(what: string, values: readonly string[]): string[] {
   if (!Array.isArray(values)) throw invalid('RELAY_BAD_KEY', `${what} must be an array of strings`, { field: what });
-  return [...new Set(values.map((v) => part(what, v)))];
+  return values.map((v) => part(what, v));
+}
+
+/** `eachPart` without repeats. */
+export function parts(what: string, values: readonly string[]): string[] {
+  return [...new Set(eachPart(what, values))];
 }
 
 /** A non-negative integer below `max` (a count, a limit, a time in ms). */

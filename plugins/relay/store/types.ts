@@ -93,6 +93,8 @@ export interface MessageQueue {
   /** stores the record and its body durably, then resolves */
   enqueue(msg: NewMessage, body: Uint8Array, at: number): Promise<MessageRecord>;
   get(id: string): Promise<MessageRecord | undefined>;
+  /** the records of `ids` in one read, in their order, undefined for an unknown id */
+  getMany(ids: readonly string[]): Promise<Array<MessageRecord | undefined>>;
   body(id: string): Promise<Uint8Array | undefined>;
   /** messages not yet acknowledged, expired or failed, oldest first; `after` skips ids up to it (ids sort by arrival) */
   pending(recipients: readonly string[], limit: number, after?: string): Promise<MessageRecord[]>;

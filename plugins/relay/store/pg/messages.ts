@@ -1,5 +1,5 @@
 import { LedgerError, invalid } from '../../../../node/errors.js';
-import { IdGen, MAX_TIME, checkMessageFilter, checkNewMessage, int, part, parts } from '../shared.js';
+import { IdGen, MAX_TIME, checkMessageFilter, checkNewMessage, eachPart, int, part, parts } from '../shared.js';
 import {
   MESSAGE_STATES,
   type MessageFilter,
@@ -92,6 +92,17 @@ export class PgMessageQueue implements MessageQueue {
     part('id', id);
     const { rows } = await this.c.run(() => this.c.db.query<Row>(`SELECT ${COLUMNS} FROM relay_messages WHERE id = $1`, [id]));
     return rows[0] && record(rows[0]);
+  }
+
+  async getMany(ids: readonly string[]): Promise<Array<MessageRecord | undefined>> {
+    const wanted = eachPart('id', ids);
+    if (wanted.length === 0) return this.c.run(async () => []);
+    const { rows } = await this.c.run(() => this.c.db.query<Row>(`SELECT ${COLUMNS} FROM relay_messages WHERE id = ANY($1::text[])`, [wanted]));
+    const found = new Map(rows.map((r) => [r.id, r]));
+    return wanted.map((id) => {
+      const row = found.get(id);
+      return row && record(row);
+    });
   }
 
   async body(id: string): Promise<Uint8Array | undefined> {

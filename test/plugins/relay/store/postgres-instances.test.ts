@@ -98,6 +98,7 @@ t.test('relay instances sharing one Postgres', { skip: postgresMissing() }, asyn
     await b.messages.markDelivered([one.id], 'delivered', 30);
     t.same(await b.messages.acknowledge([one.id], ['did:key:k1'], 31, true), [one.id], 'enqueued through a, acknowledged through b');
     t.match(await a.messages.get(one.id), { state: 'acknowledged', deliveredAt: 30, acknowledgedAt: 31 });
+    t.match(await a.messages.getMany([two.id, one.id]), [{ id: two.id, state: 'queued' }, { id: one.id, state: 'acknowledged' }], "a's live push sees b's acknowledgement");
     t.equal(await a.messages.body(one.id), undefined);
     t.same(await a.messages.acknowledge([one.id], ['did:key:k1'], 32, true), [], 'and not again through a');
     t.same(await a.messages.stateCounts('tenant-a'), await b.messages.stateCounts('tenant-a'));
@@ -201,6 +202,7 @@ t.test('relay instances sharing one Postgres', { skip: postgresMissing() }, asyn
     const calls: Array<[string, () => Promise<unknown>]> = [
       ['enqueue', () => store.messages.enqueue(newMessage(), body(2), 2)],
       ['get', () => store.messages.get(kept.id)],
+      ['getMany', () => store.messages.getMany([kept.id])],
       ['body', () => store.messages.body(kept.id)],
       ['pending', () => store.messages.pending(['did:key:k1'], 10)],
       ['countPending', () => store.messages.countPending(['did:key:k1'])],

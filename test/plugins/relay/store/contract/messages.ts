@@ -49,6 +49,25 @@ export function messagesContract(t: Test, backend: Backend): void {
     t.same(await backend.inconsistencies(store), []);
   });
 
+  t.test('getMany reads records in the order asked, unknown and repeated ids included', async (t) => {
+    const store = await backend.make(t);
+    const q = store.messages;
+    const a = await q.enqueue(newMessage({ recipient: ALICE }), body(1), 10);
+    const b = await q.enqueue(newMessage({ recipient: BOB }), body(2), 11);
+    await q.markDelivered([b.id], 'live-delivered', 12);
+    await q.acknowledge([a.id], [ALICE], 13, true);
+    const [gotB, missing, gotA, again] = await q.getMany([b.id, 'msg_nope', a.id, b.id]);
+    t.same(gotB, await q.get(b.id));
+    t.match(gotB, { state: 'live-delivered', deliveredAt: 12 });
+    t.equal(missing, undefined);
+    t.match(gotA, { id: a.id, state: 'acknowledged', acknowledgedAt: 13 }, 'a record whose body was purged');
+    t.same(again, gotB);
+    t.not(again, gotB, 'each position its own object');
+    t.same(await q.getMany([]), []);
+    await t.rejects(q.getMany([a.id, 'msg\x00x']), { code: 'RELAY_BAD_KEY' });
+    await t.rejects(q.getMany('msg_x' as never), { code: 'RELAY_BAD_KEY' });
+  });
+
   t.test('ids keep arrival order when the clock stands still or steps back', async (t) => {
     const times = [5_000, 5_000, 5_000, 4_000, 6_000];
     const store = await backend.make(t, { now: () => times.shift() ?? 7_000 });
