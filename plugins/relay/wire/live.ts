@@ -263,9 +263,13 @@ class LiveConnection implements LiveChannel {
     }
     this.arrivals = this.arrivals.filter(fresh);
     const batch = this.arrivals.splice(0, PUSH_BATCH);
+    if (batch.length === 0) return [];
     // one acknowledged meanwhile (by a pickup over HTTP) is never delivered again
-    const current = await Promise.all(batch.map(async (p) => ({ body: p.body, record: await this.services.store.messages.get(p.record.id) })));
-    return current.filter((p): p is Pending => p.record !== undefined && PENDING.has(p.record.state));
+    const records = await this.services.store.messages.getMany(batch.map((p) => p.record.id));
+    return batch.flatMap((p, j) => {
+      const record = records[j];
+      return record !== undefined && PENDING.has(record.state) ? [{ body: p.body, record }] : [];
+    });
   }
 
   close(): void {
