@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { Logger } from '../../../node/logging.js';
 import type { DeliveryLog, DocumentRepo } from '../store/types.js';
 import type { RelayEvent, EventEnvelope } from './event-types.js';
@@ -27,8 +27,20 @@ export type EventOutbox = NotifierOptions['outbox'];
 
 export const WEBHOOK_DOC = { kind: 'webhook', id: 'config' } as const;
 
+/** ids drawn per refill of the random pool: two events per message made one random-bytes call each */
+const POOL_IDS = 512;
+const pool = Buffer.alloc(8 * POOL_IDS);
+let drawn = pool.length;
+
+/** `<prefix><ms in base 36><16 hex>`: 8 random bytes from the pool, each byte used once */
 export function eventId(prefix = 'evt_'): string {
-  return `${prefix}${Date.now().toString(36)}${randomBytes(8).toString('hex')}`;
+  if (drawn === pool.length) {
+    randomFillSync(pool);
+    drawn = 0;
+  }
+  const random = pool.toString('hex', drawn, drawn + 8);
+  drawn += 8;
+  return `${prefix}${Date.now().toString(36)}${random}`;
 }
 
 export class RelayEvents {
