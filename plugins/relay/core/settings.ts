@@ -66,6 +66,8 @@ export function parseSettingsPatch(body: unknown, allowed: readonly (keyof Tenan
 
 export class SettingsService {
   private cache = new Map<string, TenantSettings>();
+  /** bumped by every update, so a read under way meanwhile does not cache what it read */
+  private generation = 0;
 
   constructor(
     private readonly docs: DocumentRepo,
@@ -75,15 +77,24 @@ export class SettingsService {
   async get(tenantId: string): Promise<TenantSettings> {
     const hit = this.cache.get(tenantId);
     if (hit) return hit;
+    const generation = this.generation;
     const stored = await this.docs.get<Partial<TenantSettings>>(tenantId, 'settings', 'mediator');
     const settings = { ...this.defaults, ...stored };
-    this.cache.set(tenantId, settings);
+    if (generation === this.generation) this.cache.set(tenantId, settings);
     return settings;
   }
 
   async update(tenantId: string, patch: Partial<TenantSettings>): Promise<TenantSettings> {
     const next = { ...(await this.get(tenantId)), ...patch };
-    await this.docs.put(tenantId, 'settings', 'mediator', next);
+    try {
+      await this.docs.put(tenantId, 'settings', 'mediator', next);
+    } catch (err) {
+      // what a failed write left stored is not known: the next get reads it
+      this.generation++;
+      this.cache.delete(tenantId);
+      throw err;
+    }
+    this.generation++;
     this.cache.set(tenantId, next);
     return next;
   }
