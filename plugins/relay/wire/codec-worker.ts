@@ -3,9 +3,11 @@ import { verifyBbsProof, type BbsProofInput } from '../../../node/crypto/bbs.js'
 import { packEnvelope, unpackEnvelope, type DIDDoc, type PackRequest, type Secret, type Unpacked } from './didcomm.js';
 
 /**
- * A worker thread of the DIDComm codec pool: decrypts and encrypts envelopes, and checks BBS proofs for credential gates, so that the event
- * loop, which consensus shares, never spends its time in WASM crypto. It holds the mediator's
- * secrets (workerData) and gets every DID document a call needs with the call.
+ * A worker thread of the DIDComm codec pool: decrypts and encrypts envelopes (didcomm.ts: Node's
+ * crypto for X25519 envelopes, the reference library's WASM for the rest) and checks BBS proofs
+ * for credential gates, so that the event loop, which consensus shares, never spends its time in
+ * crypto. It holds the mediator's secrets (workerData) and gets every DID document a call needs
+ * with the call.
  */
 
 export type CodecTask =

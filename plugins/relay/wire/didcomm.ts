@@ -1,12 +1,18 @@
 import { createRequire } from 'node:module';
 import type { DIDDoc, IMessage, Secret, UnpackMetadata } from 'didcomm-node';
 import { staticSecretsResolver } from './dids/secrets.js';
+import { ownKeys } from './jwe/own-keys.js';
+import { fastPack } from './jwe/pack.js';
+import { fastUnpack } from './jwe/unpack.js';
+import type { OwnKeys } from './jwe/unpack.js';
 
 /**
- * The reference DIDComm v2 implementation (didcomm-node, WASM), wrapped so that nothing it
- * returns outlives a call: every Message is freed in `finally`, or WASM memory grows. DID
- * documents come in as a map, resolved beforehand on the caller's side; this module does no I/O,
- * so it runs the same in the event loop or in a worker thread.
+ * Packing and unpacking envelopes: X25519 envelopes with a plaintext message on Node's crypto
+ * (jwe/, the fast path), everything else with the reference DIDComm v2 implementation
+ * (didcomm-node, WASM), which also decides and words every refusal. The library is wrapped so
+ * that nothing it returns outlives a call: every Message is freed in `finally`, or WASM memory
+ * grows. DID documents come in as a map, resolved beforehand on the caller's side; this module
+ * does no I/O, so it runs the same in the event loop or in a worker thread.
  */
 
 type DidcommModule = typeof import('didcomm-node');
@@ -39,7 +45,21 @@ function resolverOf(lookup: DocLookup) {
 // the mediator's keys under its did:key ids and under its did:peer:2 ids (dids/secrets.ts)
 const secretsOf = staticSecretsResolver;
 
+const fastKeys = new WeakMap<readonly Secret[], OwnKeys>();
+function fastKeysOf(secrets: readonly Secret[]): OwnKeys {
+  let keys = fastKeys.get(secrets);
+  if (!keys) fastKeys.set(secrets, (keys = ownKeys(secrets)));
+  return keys;
+}
+
 export async function unpackEnvelope(envelope: string, lookup: DocLookup, secrets: readonly Secret[]): Promise<Unpacked> {
+  const fast = fastUnpack(envelope, lookup, fastKeysOf(secrets));
+  if (fast) return { ...fast, message: fast.message as unknown as IMessage };
+  return unpackWithLibrary(envelope, lookup, secrets);
+}
+
+/** the reference library alone (tests compare the fast path with it) */
+export async function unpackWithLibrary(envelope: string, lookup: DocLookup, secrets: readonly Secret[]): Promise<Unpacked> {
   const [msg, meta] = (await didcomm.Message.unpack(envelope, resolverOf(lookup), secretsOf(secrets), {})) as [InstanceType<DidcommModule['Message']>, UnpackMetadata];
   try {
     return {
@@ -55,6 +75,11 @@ export async function unpackEnvelope(envelope: string, lookup: DocLookup, secret
 }
 
 export async function packEnvelope(req: PackRequest, lookup: DocLookup, secrets: readonly Secret[]): Promise<string> {
+  return fastPack({ ...req, message: req.message as unknown as Record<string, unknown> }, lookup, fastKeysOf(secrets)) ?? packWithLibrary(req, lookup, secrets);
+}
+
+/** the reference library alone (tests compare the fast path with it) */
+export async function packWithLibrary(req: PackRequest, lookup: DocLookup, secrets: readonly Secret[]): Promise<string> {
   const msg = new didcomm.Message(req.message);
   try {
     const [packed] = await msg.pack_encrypted(req.to, req.from, null, resolverOf(lookup), secretsOf(secrets), { forward: false });
