@@ -42,7 +42,8 @@ export function createRelay(): Plugin {
         throw new Error('BBS verification before the crypto pool exists');
       };
       const services = await createRelayServices({ config, network: ctx.network, chain: ctx.chain, db, outbox, verifyBbs: (i) => verify(i), log: ctx.log });
-      codec = createCodec({ secrets: services.identity.secrets, threads: config.cryptoThreads, maxQueue: config.cryptoQueue });
+      const crypto = metric(ctx.metrics, 'ledger_relay_crypto_total', () => new Counter({ name: 'ledger_relay_crypto_total', help: "DIDComm envelopes packed and unpacked, by which implementation did it: node (Node's crypto) or library (didcomm-node)", labelNames: ['op', 'via'] as const, registers: [ctx.metrics] }));
+      codec = createCodec({ secrets: services.identity.secrets, threads: config.cryptoThreads, maxQueue: config.cryptoQueue, onCrypto: (op, via) => crypto.inc({ op, via }) });
       verify = codec.verifyBbs;
       let bound: string | undefined;
       const endpoint = () => {

@@ -1,6 +1,6 @@
 import { workerData } from 'node:worker_threads';
 import { verifyBbsProof, type BbsProofInput } from '../../../node/crypto/bbs.js';
-import { packEnvelope, unpackEnvelope, type DIDDoc, type PackRequest, type Secret, type Unpacked } from './didcomm.js';
+import { packEnvelope, unpackEnvelope, type DIDDoc, type Packed, type PackRequest, type Secret, type Unpacked } from './didcomm.js';
 
 /**
  * A worker thread of the DIDComm codec pool: decrypts and encrypts envelopes (didcomm.ts: Node's
@@ -17,7 +17,7 @@ export type CodecTask =
 
 const secrets = (workerData as { secrets: Secret[] }).secrets;
 
-export default async function run(task: CodecTask): Promise<Unpacked | string | boolean> {
+export default async function run(task: CodecTask): Promise<Unpacked | Packed | boolean> {
   if (task.op === 'bbs') return verifyBbsProof(task.input);
   const lookup = (did: string) => task.docs[did] ?? null;
   return task.op === 'unpack' ? unpackEnvelope(task.envelope, lookup, secrets) : packEnvelope(task.request, lookup, secrets);

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { packEnvelope, unpackEnvelope, type DIDDoc, type PackRequest, type Secret, type Unpacked } from './didcomm.js';
+import { packEnvelope, unpackEnvelope, type CryptoPath, type DIDDoc, type Packed, type PackRequest, type Secret, type Unpacked } from './didcomm.js';
 import type { CodecTask } from './codec-worker.js';
 import { verifyBbsProof, type BbsProofInput } from '../../../node/crypto/bbs.js';
 
@@ -21,12 +21,28 @@ export class CodecBusyError extends Error {
   readonly code = 'CODEC_BUSY';
 }
 
-export function createCodec(opts: { secrets: Secret[]; threads: number; maxQueue: number }): Codec {
+export interface CodecOptions {
+  secrets: Secret[];
+  threads: number;
+  maxQueue: number;
+  /** told which implementation did each pack and unpack (a metric) */
+  onCrypto?: (op: 'pack' | 'unpack', via: CryptoPath) => void;
+}
+
+export function createCodec(opts: CodecOptions): Codec {
+  const unpacked = (u: Unpacked) => {
+    opts.onCrypto?.('unpack', u.via);
+    return u;
+  };
+  const packed = (p: Packed) => {
+    opts.onCrypto?.('pack', p.via);
+    return p.packed;
+  };
   if (opts.threads <= 0) {
     const lookup = (docs: Record<string, DIDDoc>) => (did: string) => docs[did] ?? null;
     return {
-      unpack: (envelope, docs) => unpackEnvelope(envelope, lookup(docs), opts.secrets),
-      pack: (request, docs) => packEnvelope(request, lookup(docs), opts.secrets),
+      unpack: async (envelope, docs) => unpacked(await unpackEnvelope(envelope, lookup(docs), opts.secrets)),
+      pack: async (request, docs) => packed(await packEnvelope(request, lookup(docs), opts.secrets)),
       verifyBbs: (input) => verifyBbsProof(input),
       close: async () => {},
     };
@@ -50,8 +66,8 @@ export function createCodec(opts: { secrets: Secret[]; threads: number; maxQueue
     return (await pool.run(task)) as T;
   };
   return {
-    unpack: (envelope, docs) => run<Unpacked>({ op: 'unpack', envelope, docs }),
-    pack: (request, docs) => run<string>({ op: 'pack', request, docs }),
+    unpack: async (envelope, docs) => unpacked(await run<Unpacked>({ op: 'unpack', envelope, docs })),
+    pack: async (request, docs) => packed(await run<Packed>({ op: 'pack', request, docs })),
     verifyBbs: (input) => run<boolean>({ op: 'bbs', input }),
     close: () => pool.destroy(),
   };

@@ -20,6 +20,9 @@ const didcomm = createRequire(import.meta.url)('didcomm-node') as DidcommModule;
 
 export type { DIDDoc, IMessage, Secret };
 
+/** which implementation did the crypto: Node's (jwe/) or the reference library's */
+export type CryptoPath = 'node' | 'library';
+
 export interface Unpacked {
   message: IMessage;
   /** the authenticated sender's key id (authcrypt), else undefined */
@@ -27,6 +30,12 @@ export interface Unpacked {
   authenticated: boolean;
   encrypted: boolean;
   toKids: string[];
+  via: CryptoPath;
+}
+
+export interface Packed {
+  packed: string;
+  via: CryptoPath;
 }
 
 export interface PackRequest {
@@ -54,7 +63,7 @@ function fastKeysOf(secrets: readonly Secret[]): OwnKeys {
 
 export async function unpackEnvelope(envelope: string, lookup: DocLookup, secrets: readonly Secret[]): Promise<Unpacked> {
   const fast = fastUnpack(envelope, lookup, fastKeysOf(secrets));
-  if (fast) return { ...fast, message: fast.message as unknown as IMessage };
+  if (fast) return { ...fast, message: fast.message as unknown as IMessage, via: 'node' };
   return unpackWithLibrary(envelope, lookup, secrets);
 }
 
@@ -68,14 +77,16 @@ export async function unpackWithLibrary(envelope: string, lookup: DocLookup, sec
       authenticated: meta.authenticated,
       encrypted: meta.encrypted,
       toKids: meta.encrypted_to_kids ?? [],
+      via: 'library',
     };
   } finally {
     msg.free();
   }
 }
 
-export async function packEnvelope(req: PackRequest, lookup: DocLookup, secrets: readonly Secret[]): Promise<string> {
-  return fastPack({ ...req, message: req.message as unknown as Record<string, unknown> }, lookup, fastKeysOf(secrets)) ?? packWithLibrary(req, lookup, secrets);
+export async function packEnvelope(req: PackRequest, lookup: DocLookup, secrets: readonly Secret[]): Promise<Packed> {
+  const fast = fastPack({ ...req, message: req.message as unknown as Record<string, unknown> }, lookup, fastKeysOf(secrets));
+  return fast === null ? { packed: await packWithLibrary(req, lookup, secrets), via: 'library' } : { packed: fast, via: 'node' };
 }
 
 /** the reference library alone (tests compare the fast path with it) */

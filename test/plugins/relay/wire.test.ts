@@ -41,6 +41,12 @@ t.test('invitation, mediation, forward, pickup and acknowledgement with the refe
   t.match(ack.message, { type: `${PICKUP}/status`, body: { message_count: 0 } });
   const empty = await alice.send(relay.didcomm, relay.mediator, `${PICKUP}/delivery-request`, { limit: 10 });
   t.match(empty.message, { type: `${PICKUP}/status`, body: { message_count: 0 } }, 'acknowledged: never delivered again');
+
+  // the agents send X25519 envelopes, so Node's crypto did all of it
+  const crypto = await relay.metrics.getSingleMetric('ledger_relay_crypto_total')!.get();
+  const count = (op: string, via: string) => crypto.values.find((v) => v.labels.op === op && v.labels.via === via)?.value ?? 0;
+  t.ok(count('unpack', 'node') >= 8 && count('pack', 'node') >= 7, `node: ${count('unpack', 'node')} unpacked, ${count('pack', 'node')} packed`);
+  t.same([count('unpack', 'library'), count('pack', 'library')], [0, 0], 'the library: none');
 });
 
 t.test('live mode over a WebSocket to /didcomm', async (t) => {

@@ -98,9 +98,13 @@ for (const from of [mediator.did, mediator.peerDid(endpoint)]) {
 
 t.test('packEnvelope and unpackEnvelope use the fast path and fall back to the library', async (t) => {
   const packed = await libraryPack(message(), mediator.did, alice);
-  t.equal((await unpackEnvelope(packed, lookup, mediator.secrets)).fromKid, `${alice.did}#key-1`);
+  const unpacked = await unpackEnvelope(packed, lookup, mediator.secrets);
+  t.same([unpacked.fromKid, unpacked.via], [`${alice.did}#key-1`, 'node']);
   const reply = await packEnvelope({ message: { ...message(), to: [bob.did], from: mediator.did } as IMessage, to: bob.did, from: mediator.did }, lookup, mediator.secrets);
-  t.ok(await bob.unpack(reply));
+  t.equal(reply.via, 'node');
+  t.ok(await bob.unpack(reply.packed));
+  const signed = await packEnvelope({ message: { ...message(), to: [bob.did], from_prior: 'x.y.z' } as IMessage, to: bob.did, from: null }, lookup, mediator.secrets).catch((err: unknown) => err);
+  t.ok(signed instanceof Error || (signed as { via: string }).via === 'library', 'a from_prior goes to the library');
 });
 
 t.test('what the fast path leaves to the library', async (t) => {
@@ -129,7 +133,8 @@ t.test('what the fast path leaves to the library', async (t) => {
   // valid, but for the library: the sender protected in an anoncrypt layer, and a signed message
   const protectedSender = await libraryPack(message(), mediator.did, alice, { protect_sender: true });
   t.equal(fastUnpack(protectedSender, lookup, own), null, 'a sender protected by anoncrypt: the library');
-  t.equal((await unpackEnvelope(protectedSender, lookup, mediator.secrets)).fromKid, `${alice.did}#key-1`, 'which reads it');
+  const read = await unpackEnvelope(protectedSender, lookup, mediator.secrets);
+  t.same([read.fromKid, read.via], [`${alice.did}#key-1`, 'library'], 'which reads it');
   const fromPrior = message({ from_prior: 'eyJ0.eyJ0.c2ln' });
   t.equal(fastPack({ message: fromPrior as unknown as Record<string, unknown>, to: bob.did, from: null }, lookup, own), null, 'a from_prior to sign: the library');
   t.equal(fastPack({ message: { ...message(), to: [alice.did] } as unknown as Record<string, unknown>, to: bob.did, from: null }, lookup, own), null, 'a message not addressed to `to`: the library, which refuses it');
