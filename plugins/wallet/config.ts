@@ -35,11 +35,23 @@ export interface WalletConfig {
   /** how long a guardian invite and a recovery request stay open */
   inviteTtlSeconds: number;
   recoveryTtlSeconds: number;
+  /** who may start a recovery, how often, at what cost (docs/wallet.md, "Starting a recovery") */
+  recovery: RecoveryLimitsConfig;
+}
+
+export interface RecoveryLimitsConfig {
+  /** leading zero bits the initiation's proof of work needs: 2^bits hashes on average */
+  powBits: number;
+  /** open requests for distinct new keys that a DID may have before a start must prove more, or be a guardian's */
+  maxPendingKeys: number;
+  /** initiations a remote address, and a proposed new key, may make in a rolling hour */
+  perAddressPerHour: number;
+  perKeyPerHour: number;
 }
 
 const KNOWN = new Set([
   'enabled', 'host', 'port', 'publicUrl', 'errorsBase', 'internalSecret', 'session', 'kycUrl', 'chains', 'prices', 'email', 'sponsor',
-  'inviteTtlSeconds', 'recoveryTtlSeconds',
+  'inviteTtlSeconds', 'recoveryTtlSeconds', 'recovery',
 ]);
 
 const { where, int, bool, str, url, object, onlyKnown } = configValues('plugins.wallet');
@@ -68,6 +80,7 @@ export function parseWalletConfig(section: PluginConfig): WalletConfig {
   const prices = object(section.prices, 'prices', ['url', 'cacheSeconds', 'coinIds']);
   const email = object(section.email, 'email', ['smtpUrl', 'from']);
   const sponsor = object(section.sponsor, 'sponsor', ['fundAmount', 'perHour']);
+  const recovery = object(section.recovery, 'recovery', ['powBits', 'maxPendingKeys', 'perAddressPerHour', 'perKeyPerHour']);
   const internalSecret = section.internalSecret === undefined ? undefined : str(section.internalSecret, 'internalSecret');
   if (internalSecret !== undefined && internalSecret.length < 24) throw invalid('CONFIG_INVALID', `${where('internalSecret')} must be at least 24 characters`);
   return {
@@ -99,5 +112,11 @@ export function parseWalletConfig(section: PluginConfig): WalletConfig {
     },
     inviteTtlSeconds: int(section.inviteTtlSeconds, 'inviteTtlSeconds', 7 * 86_400, 60, 90 * 86_400),
     recoveryTtlSeconds: int(section.recoveryTtlSeconds, 'recoveryTtlSeconds', 7 * 86_400, 60, 90 * 86_400),
+    recovery: {
+      powBits: int(recovery.powBits, 'recovery.powBits', 18, 0, 32),
+      maxPendingKeys: int(recovery.maxPendingKeys, 'recovery.maxPendingKeys', 3, 1, 20),
+      perAddressPerHour: int(recovery.perAddressPerHour, 'recovery.perAddressPerHour', 10, 1, 10_000),
+      perKeyPerHour: int(recovery.perKeyPerHour, 'recovery.perKeyPerHour', 5, 1, 10_000),
+    },
   };
 }

@@ -161,7 +161,7 @@ t.test('a wallet from registration to guardian recovery on a real node', async (
 
     // the phone is lost: a new phone has a new key and no session
     const newPhone = phone();
-    const initiated = await newPhone.call('POST', '/v1/guardian/recovery/initiate', { subjectDid: alice.did, newPublicKey: toHex(newPhone.publicKey) });
+    const initiated = await newPhone.initiateRecovery(alice.did);
     t.equal(initiated.status, 201);
     const { requestId, recoveryMessage } = initiated.body;
     t.match(requestId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

@@ -1,40 +1,34 @@
-import { randomUUID } from 'node:crypto';
 import { LedgerError } from '../../../node/errors.js';
 import { toHex } from '../../../node/protocol/bytes.js';
-import { parseDid } from '../../../node/protocol/did.js';
-import { recoveryMessage, verifyRecovery } from '../../../node/protocol/recovery.js';
-import { SUCCESS } from '../../../node/protocol/receipt.js';
+import { verifyRecovery } from '../../../node/protocol/recovery.js';
 import { verifyTransactionSignature } from '../../../node/protocol/transaction.js';
 import { KeyedSerial } from '../../common/http/router.js';
-import { HttpProblem, validation } from '../../common/http/problems.js';
-import { Throttle, type ThrottleRule } from '../../common/http/throttle.js';
-import { DID_PATTERN, onlyFields, requiredString } from '../../common/http/validate.js';
+import { validation } from '../../common/http/problems.js';
+import { onlyFields, requiredString } from '../../common/http/validate.js';
 import type { WalletCaller } from '../http/router.js';
-import type { WalletBase } from '../services.js';
 import type { UserStore } from '../users/store.js';
-import { activeDid, forbidden } from './policy.js';
+import { activeDid } from './policy.js';
 import { decodeSignedTransaction, type Relay } from '../chain/relay.js';
+import { RecoveryInitiation, type InitiateAnswer, type InitiateInput, type InitiationDeps } from './initiate.js';
+import type { PowChallenge } from './pow.js';
+import { checkApproval, conflict, isCollecting, iso, messageHex, recoveryTarget, requestState, type RecoveryStatus } from './request-state.js';
 import type { Approval, GuardianStore, RecoveryRequest } from './store.js';
 
 /**
  * Social recovery through the wallet (docs/protocol.md, "Social recovery"). Someone who lost the
- * key initiates a request for a new key (no session: the old one is gone); the DID's guardians,
- * signed in, each approve with their own key's signature over the canonical recovery message;
- * then anyone finalizes by posting the DidRecover that a client signed, which the wallet relays
- * byte for byte. The chain checks everything again: the wallet's checks only make failures early
- * and clear. The request pins the DID's versionId: once the document changes, the guardians'
- * signatures no longer verify, so the request is stale.
+ * key initiates a request for a new key (no session: the old one is gone; initiate.ts says what
+ * that costs and how it is limited); the DID's guardians, signed in, each approve with their own
+ * key's signature over the canonical recovery message; then anyone finalizes by posting the
+ * DidRecover that a client signed, which the wallet relays byte for byte. The chain checks
+ * everything again: the wallet's checks only make failures early and clear. The request pins the
+ * DID's versionId: once the document changes, the guardians' signatures no longer verify, so the
+ * request is stale.
  */
 
-/** initiations a remote address, and a DID, may make in the window: a DID's guardians get no flood of requests */
-export const INITIATE_PER_ADDRESS: ThrottleRule = { max: 10, windowMs: 60 * 60_000 };
-export const INITIATE_PER_DID: ThrottleRule = { max: 5, windowMs: 60 * 60_000 };
-
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const KEY_HEX = /^[0-9a-fA-F]{64}$/;
 const SIGNATURE_HEX = /^[0-9a-fA-F]{128}$/;
 
-export type RecoveryStatus = 'collecting' | 'ready' | 'submitted' | 'pending' | 'completed' | 'failed' | 'expired';
+export type { InitiateAnswer, RecoveryStatus };
 
 export interface RecoveryStatusView {
   requestId: string;
@@ -54,18 +48,6 @@ export interface RecoveryStatusView {
   expiresAt: string;
 }
 
-export interface InitiateAnswer {
-  requestId: string;
-  subjectDid: string;
-  newPublicKey: string;
-  versionId: number;
-  threshold: number;
-  guardians: string[];
-  /** hex of the exact bytes each guardian signs */
-  recoveryMessage: string;
-  expiresAt: string;
-}
-
 export interface PendingRequestView {
   requestId: string;
   subjectDid: string;
@@ -80,24 +62,17 @@ export interface PendingRequestView {
 }
 
 export interface RecoveryDeps {
-  base: Pick<WalletBase, 'config' | 'chain' | 'network' | 'chainId' | 'now'>;
+  base: InitiationDeps['base'];
   store: GuardianStore;
   relay: Pick<Relay, 'submit'>;
   users: Pick<UserStore, 'byDid'>;
-  throttle?: { perAddress?: ThrottleRule; perDid?: ThrottleRule };
+  throttle?: InitiationDeps['throttle'];
 }
 
 export function parseRequestId(text: string): string {
   const id = text.toLowerCase();
   if (!UUID_V4.test(id)) throw validation(`a requestId is a v4 UUID, got ${JSON.stringify(text.slice(0, 60))}`, 'requestId');
   return id;
-}
-
-export function parseInitiate(body: Record<string, unknown>): { subjectDid: string; newPublicKey: string } {
-  onlyFields(body, ['subjectDid', 'newPublicKey']);
-  const subjectDid = requiredString(body, 'subjectDid', { max: 128, pattern: DID_PATTERN, patternText: 'a DID (did:ledger:<network>:<id>)' });
-  const newPublicKey = requiredString(body, 'newPublicKey', { max: 64, pattern: KEY_HEX, patternText: '64 hex characters (a 32-byte Ed25519 public key)' }).toLowerCase();
-  return { subjectDid, newPublicKey };
 }
 
 export function parseApproval(body: Record<string, unknown>): string {
@@ -107,69 +82,28 @@ export function parseApproval(body: Record<string, unknown>): string {
 
 export class RecoveryService {
   private readonly serial = new KeyedSerial();
-  private readonly byAddress: Throttle;
-  private readonly byDid: Throttle;
+  private readonly initiation: RecoveryInitiation;
 
   constructor(private readonly d: RecoveryDeps) {
-    this.byAddress = new Throttle(d.throttle?.perAddress ?? INITIATE_PER_ADDRESS, d.base.now);
-    this.byDid = new Throttle(d.throttle?.perDid ?? INITIATE_PER_DID, d.base.now);
+    this.initiation = new RecoveryInitiation({ base: d.base, store: d.store, serial: this.serial, ...(d.throttle ? { throttle: d.throttle } : {}) });
   }
 
-  async initiate(input: { subjectDid: string; newPublicKey: string }, remote: string): Promise<InitiateAnswer> {
-    const wait = Math.max(this.byAddress.retryAfter(remote), this.byDid.retryAfter(input.subjectDid));
-    if (wait > 0) throw new HttpProblem('rate-limited', `too many recovery requests from this address or for this DID; try again in ${wait} s`, { headers: { 'retry-after': String(wait) } });
-    this.byAddress.hit(remote);
-    this.byDid.hit(input.subjectDid);
+  /** A proof-of-work challenge for initiate. */
+  challenge(): Promise<PowChallenge> {
+    return this.initiation.challenge();
+  }
 
-    const { identifier, record, publicKey } = await activeDid(this.d.base, input.subjectDid, 'subjectDid');
-    const policy = await this.d.base.chain.recoveryPolicy(identifier);
-    if (!policy) throw conflict('NO_RECOVERY_POLICY', `${input.subjectDid} has no recovery policy on chain: it cannot be recovered by guardians`);
-    if (policy.pending) throw conflict('RECOVERY_PENDING', `a recovery of ${input.subjectDid} to ${policy.pending.new_public_key} is already pending, due at height ${policy.pending.due_height}`);
-    if (toHex(publicKey) === input.newPublicKey) throw validation('newPublicKey is the DID\'s current key', 'newPublicKey');
-
-    const now = this.d.base.now();
-    const request: RecoveryRequest = {
-      requestId: randomUUID(),
-      subjectDid: input.subjectDid,
-      newPublicKey: input.newPublicKey,
-      versionId: record.versionId,
-      guardians: [...policy.guardians],
-      threshold: policy.threshold,
-      delayBlocks: policy.delay_blocks,
-      approvals: [],
-      status: 'open',
-      createdAt: iso(now),
-      expiresAt: iso(now + this.d.base.config.recoveryTtlSeconds * 1000),
-      txHash: null,
-      submittedAt: null,
-    };
-    await this.d.store.createRequest(request);
-    return {
-      requestId: request.requestId,
-      subjectDid: request.subjectDid,
-      newPublicKey: request.newPublicKey,
-      versionId: request.versionId,
-      threshold: request.threshold,
-      guardians: request.guardians,
-      recoveryMessage: this.messageHex(request),
-      expiresAt: request.expiresAt,
-    };
+  initiate(input: InitiateInput, remote: string): Promise<{ answer: InitiateAnswer; created: boolean }> {
+    return this.initiation.initiate(input, remote);
   }
 
   /** The caller, a guardian of the request, adds its signature; it must verify under its DID's current key. */
   async approve(requestId: string, caller: WalletCaller, signature: string): Promise<RecoveryStatusView> {
     return this.serial.run(requestId, async () => {
       const r = await this.require(requestId);
-      if (!r.guardians.includes(caller.did)) throw forbidden(`${caller.did} is not a guardian of this recovery`, 'NOT_A_GUARDIAN');
       if (r.approvals.some((a) => a.guardianDid === caller.did)) throw conflict('ALREADY_APPROVED', 'you already approved this recovery');
       await this.requireCollecting(r);
-      const guardian = await activeDid(this.d.base, caller.did, 'did').catch((err: unknown) => {
-        if (err instanceof LedgerError) throw conflict('GUARDIAN_DID_NOT_ACTIVE', `your DID cannot sign a recovery: ${err.message}`);
-        throw err;
-      });
-      if (!verifyRecovery(guardian.publicKey, Buffer.from(signature, 'hex'), this.target(r))) {
-        throw new LedgerError('BAD_RECOVERY_SIGNATURE', `the signature does not verify under the current key of ${caller.did} over the recovery message (versionId ${r.versionId})`, 'invalid', { field: 'signature' });
-      }
+      await checkApproval(this.d.base, r, caller.did, signature);
       const done = await this.d.store.updateRequest(requestId, (x) => ({ ...x, approvals: [...x.approvals, { guardianDid: caller.did, signature, approvedAt: iso(this.d.base.now()) }] }));
       return this.view(done);
     });
@@ -186,7 +120,7 @@ export class RecoveryService {
       const r = await this.require(requestId);
       const { tx, hash } = decodeSignedTransaction(text, this.d.base.chainId);
       if (r.txHash === hash) return { requestId, hash, status: 'submitted' as const };
-      const state = await this.derive(r);
+      const state = await requestState(this.d.base, r);
       if (state.status === 'pending' || state.status === 'completed') throw conflict('RECOVERY_DONE', `this recovery is already ${state.status}`);
       if (state.status === 'submitted') throw conflict('RECOVERY_SUBMITTED', `a DidRecover for this request (${r.txHash}) is waiting for its block`);
       if (state.status === 'expired' || (state.status === 'failed' && r.txHash === null)) throw conflict('RECOVERY_CLOSED', state.reason ?? `this recovery request expired at ${r.expiresAt}`);
@@ -213,14 +147,19 @@ export class RecoveryService {
     return this.view(await this.require(requestId));
   }
 
-  /** Open requests the caller is a guardian of and has not approved, that can still be approved. */
+  /**
+   * Open requests the caller is a guardian of and has not approved, that can still be approved:
+   * one per DID and new key (initiate keeps one request per pair; older records may repeat one).
+   */
   async pendingFor(caller: WalletCaller): Promise<PendingRequestView[]> {
     const out: PendingRequestView[] = [];
+    const seen = new Set<string>();
     for (const r of await this.d.store.requestsForGuardian(caller.did)) {
-      if (r.approvals.some((a) => a.guardianDid === caller.did)) continue;
-      const state = await this.derive(r);
+      if (r.approvals.some((a) => a.guardianDid === caller.did) || seen.has(`${r.subjectDid} ${r.newPublicKey}`)) continue;
+      const state = await requestState(this.d.base, r);
       if (state.status === 'expired') await this.serial.run(r.requestId, () => this.d.store.updateRequest(r.requestId, (x) => (x.status === 'open' ? { ...x, status: 'expired' } : x)));
-      if (state.status !== 'collecting' && state.status !== 'ready') continue;
+      if (!isCollecting(state)) continue;
+      seen.add(`${r.subjectDid} ${r.newPublicKey}`);
       const subject = await this.d.users.byDid(r.subjectDid);
       out.push({
         requestId: r.requestId,
@@ -230,7 +169,7 @@ export class RecoveryService {
         versionId: r.versionId,
         threshold: r.threshold,
         approvals: r.approvals.length,
-        recoveryMessage: this.messageHex(r),
+        recoveryMessage: messageHex(this.d.base.chainId, r),
         createdAt: r.createdAt,
         expiresAt: r.expiresAt,
       });
@@ -248,7 +187,7 @@ export class RecoveryService {
       const signature = toHex(s.signature);
       if (!r.approvals.some((a) => a.guardianDid === s.guardian && a.signature === signature)) {
         const guardian = await activeDid(this.d.base, s.guardian, 'payload');
-        if (!verifyRecovery(guardian.publicKey, s.signature, this.target(r))) throw validation(`the signature of guardian ${s.guardian} does not verify (its current key, versionId ${r.versionId})`, 'payload');
+        if (!verifyRecovery(guardian.publicKey, s.signature, recoveryTarget(this.d.base.chainId, r))) throw validation(`the signature of guardian ${s.guardian} does not verify (its current key, versionId ${r.versionId})`, 'payload');
       }
       out.push({ guardianDid: s.guardian, signature });
     }
@@ -264,35 +203,13 @@ export class RecoveryService {
 
   /** 409 unless the request still collects approvals: not submitted, not expired, the DID unchanged. */
   private async requireCollecting(r: RecoveryRequest): Promise<void> {
-    const state = await this.derive(r);
-    if (state.status === 'collecting' || state.status === 'ready') return;
+    const state = await requestState(this.d.base, r);
+    if (isCollecting(state)) return;
     throw conflict(state.status === 'failed' ? 'RECOVERY_STALE' : 'RECOVERY_CLOSED', state.reason ?? `this recovery is ${state.status}; it takes no more approvals`);
   }
 
-  /** The request's status from the chain: the stored record says only open, submitted or expired. */
-  private async derive(r: RecoveryRequest): Promise<{ status: RecoveryStatus; reason: string | null; dueHeight: number | null }> {
-    const at = (status: RecoveryStatus, reason: string | null = null, dueHeight: number | null = null) => ({ status, reason, dueHeight });
-    const { identifier } = parseDid(r.subjectDid);
-    const record = await this.d.base.chain.did(identifier);
-    if (record?.publicKey && toHex(record.publicKey) === r.newPublicKey) return at('completed');
-    if (r.txHash !== null) {
-      const receipt = await this.d.base.chain.receipt(r.txHash);
-      if (!receipt) return at('submitted');
-      if (receipt.status !== SUCCESS) return at('failed', receipt.status.replace(/^failed: /, ''));
-      const pending = (await this.d.base.chain.recoveryPolicy(identifier))?.pending;
-      if (pending && pending.new_public_key === r.newPublicKey) return at('pending', null, pending.due_height);
-      return at('failed', 'the recovery was cancelled by the owner (a SetRecoveryPolicy during the delay) or voided by a change to the DID');
-    }
-    if (r.status === 'expired' || Date.parse(r.expiresAt) <= this.d.base.now()) return at('expired', `this recovery request expired at ${r.expiresAt}`);
-    if (!record?.active) return at('failed', `${r.subjectDid} is deactivated`);
-    if (record.versionId !== r.versionId) {
-      return at('failed', `the DID changed since the request was made (versionId ${r.versionId}, now ${record.versionId}): the guardians' signatures no longer count; initiate a new request`);
-    }
-    return at(r.approvals.length >= r.threshold ? 'ready' : 'collecting');
-  }
-
   private async view(r: RecoveryRequest): Promise<RecoveryStatusView> {
-    const state = await this.derive(r);
+    const state = await requestState(this.d.base, r);
     return {
       requestId: r.requestId,
       subjectDid: r.subjectDid,
@@ -309,18 +226,4 @@ export class RecoveryService {
       expiresAt: r.expiresAt,
     };
   }
-
-  private target(r: RecoveryRequest) {
-    return { chainId: this.d.base.chainId, did: r.subjectDid, newPublicKey: Buffer.from(r.newPublicKey, 'hex'), versionId: r.versionId };
-  }
-
-  private messageHex(r: RecoveryRequest): string {
-    return toHex(recoveryMessage(this.target(r)));
-  }
 }
-
-function conflict(code: string, message: string): LedgerError {
-  return new LedgerError(code, message, 'conflict');
-}
-
-const iso = (ms: number): string => new Date(ms).toISOString();

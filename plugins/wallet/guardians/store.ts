@@ -13,6 +13,7 @@ import { key, prefix, type Batch, type PluginDb, type Table } from '../../common
  *   guardians-by-token     <sha256(token)> -> id            (while invited: a token works once)
  *   recovery-requests      <requestId> -> RecoveryRequest
  *   recovery-by-guardian   <guardianDid> SEP <requestId> -> requestId   (while open)
+ *   recovery-by-subject    <subjectDid> SEP <newPublicKey> -> requestId (while open or submitted)
  *
  * Which index entries a record has follows from the record alone (`guardianKeys`,
  * `requestKeys`), so every change writes the record and the difference of its index entries in
@@ -47,8 +48,12 @@ export interface Approval {
   approvedAt: string;
 }
 
-/** `open` collects approvals; `submitted` once a DidRecover was relayed; `expired` past expiresAt unsubmitted */
-export type StoredRequestStatus = 'open' | 'submitted' | 'expired';
+/**
+ * `open` collects approvals; `submitted` once a DidRecover was relayed; `expired` past expiresAt
+ * unsubmitted (or stale: a newer request for the same key took its place); `superseded` when a
+ * start that proved more took its slot (`supersededBy`)
+ */
+export type StoredRequestStatus = 'open' | 'submitted' | 'expired' | 'superseded';
 
 export interface RecoveryRequest {
   /** a random v4 UUID: the only handle on a request, polled without a session */
@@ -68,6 +73,9 @@ export interface RecoveryRequest {
   expiresAt: string;
   txHash: string | null;
   submittedAt: string | null;
+  /** the leading zero bits of the initiation's proof of work (0: started by a guardian's approval); absent in older records */
+  proofBits?: number;
+  supersededBy?: string;
 }
 
 export const GUARDIAN_ID_PATTERN = /^gdn_[0-9a-f]{24}$/;
@@ -79,7 +87,7 @@ export const newInviteToken = (): string => randomBytes(32).toString('base64url'
 
 export const tokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
-type IndexName = 'byOwner' | 'byDid' | 'byEmail' | 'byToken' | 'byGuardian';
+type IndexName = 'byOwner' | 'byDid' | 'byEmail' | 'byToken' | 'byGuardian' | 'bySubject';
 /** index entries of a record: [index, key, value] */
 type Keys = Array<[IndexName, string, string]>;
 
@@ -97,6 +105,7 @@ export class GuardianStore {
       byEmail: db.json<string>('guardians-by-email'),
       byToken: db.json<string>('guardians-by-token'),
       byGuardian: db.json<string>('recovery-by-guardian'),
+      bySubject: db.json<string>('recovery-by-subject'),
     };
   }
 
@@ -168,13 +177,25 @@ export class GuardianStore {
   }
 
   /** open requests that name this DID as a guardian */
-  async requestsForGuardian(did: string): Promise<RecoveryRequest[]> {
-    const out: RecoveryRequest[] = [];
-    for await (const [, id] of this.index.byGuardian.entries(prefix(did))) {
-      const r = await this.requests.get(id);
-      if (r) out.push(r);
-    }
-    return out;
+  requestsForGuardian(did: string): Promise<RecoveryRequest[]> {
+    return this.listRequests('byGuardian', did);
+  }
+
+  /** the open or submitted requests to recover `subjectDid`, one per new key */
+  requestsOf(subjectDid: string): Promise<RecoveryRequest[]> {
+    return this.listRequests('bySubject', subjectDid);
+  }
+
+  /** the open or submitted request to move `subjectDid` to `newPublicKey`, if any */
+  async requestFor(subjectDid: string, newPublicKey: string): Promise<RecoveryRequest | undefined> {
+    const id = await this.index.bySubject.get(key(subjectDid, newPublicKey));
+    return id === undefined ? undefined : this.requests.get(id);
+  }
+
+  private async listRequests(index: 'byGuardian' | 'bySubject', part: string): Promise<RecoveryRequest[]> {
+    const ids: string[] = [];
+    for await (const [, id] of this.index[index].entries(prefix(part))) ids.push(id);
+    return (await this.requests.getMany(ids)).filter((r): r is RecoveryRequest => r !== undefined);
   }
 
   private async list(index: IndexName, part: string): Promise<GuardianRecord[]> {
@@ -194,7 +215,9 @@ export class GuardianStore {
   }
 
   private requestKeys(r: RecoveryRequest): Keys {
-    return r.status === 'open' ? r.guardians.map((g) => ['byGuardian', key(g, r.requestId), r.requestId]) : [];
+    const keys: Keys = r.status === 'open' ? r.guardians.map((g) => ['byGuardian', key(g, r.requestId), r.requestId]) : [];
+    if (r.status === 'open' || r.status === 'submitted') keys.push(['bySubject', key(r.subjectDid, r.newPublicKey), r.requestId]);
+    return keys;
   }
 
   private moveKeys(batch: Batch, before: Keys, after: Keys): void {

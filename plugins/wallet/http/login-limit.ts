@@ -39,11 +39,16 @@ export class LoginLimit {
   }
 
   remote(ctx: RequestContext): string {
-    if (this.o.trustProxy) {
-      const header = ctx.req.headers['x-forwarded-for'];
-      const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((h) => h.trim()).filter(Boolean);
-      if (hops.length > 0) return hops[hops.length - 1]!.slice(0, 64);
-    }
-    return ctx.req.socket.remoteAddress ?? 'unknown';
+    return remoteAddress(ctx, this.o.trustProxy);
   }
+}
+
+/** The socket's address, or with `trustProxy` the last X-Forwarded-For hop (the address the trusted proxy saw). */
+export function remoteAddress(ctx: RequestContext, trustProxy: boolean): string {
+  if (trustProxy) {
+    const header = ctx.req.headers['x-forwarded-for'];
+    const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+    if (hops.length > 0) return hops[hops.length - 1]!.slice(0, 64);
+  }
+  return ctx.req.socket.remoteAddress ?? 'unknown';
 }

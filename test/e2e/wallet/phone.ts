@@ -1,6 +1,7 @@
 import { buildDidCreate, didForPublicKey, generateSeed, keyPairFromSeed, signAndEncode, toHex, type SignedTransaction, type UnsignedTransaction } from '../../../node/client/index.js';
 import { sign } from '../../../node/crypto/ed25519.js';
 import { addressFromPublicKey } from '../../../node/protocol/address.js';
+import { solvePow } from '../../../plugins/wallet/guardians/pow.js';
 
 /**
  * A wallet app on a phone, as the e2e tests drive the wallet backend: it holds its seed (never
@@ -66,6 +67,13 @@ export class Phone {
   signPrepared(prepared: { unsigned: Record<string, unknown>; signingBytes: string }): Record<string, unknown> {
     const signature = sign(this.seed, Buffer.from(prepared.signingBytes, 'hex'));
     return { ...prepared.unsigned, signature: [...signature] };
+  }
+
+  /** Asks for the recovery of `subjectDid` to this phone's key: a challenge, its proof of work solved here, then initiate. */
+  async initiateRecovery(subjectDid: string): Promise<Answer> {
+    const { body: c } = await this.call('GET', '/v1/guardian/recovery/challenge');
+    const newPublicKey = toHex(this.publicKey);
+    return this.call('POST', '/v1/guardian/recovery/initiate', { subjectDid, newPublicKey, proof: solvePow({ challenge: c.challenge, did: subjectDid, newPublicKey, bits: c.bits }) });
   }
 
   signText(text: string): string {

@@ -27,6 +27,7 @@ t.test('defaults: everything optional is off, and says so', async (t) => {
     sponsor: { fundAmount: DEFAULT_FUND_AMOUNT, perHour: 60 },
     inviteTtlSeconds: 604_800,
     recoveryTtlSeconds: 604_800,
+    recovery: { powBits: 18, maxPendingKeys: 3, perAddressPerHour: 10, perKeyPerHour: 5 },
   });
 });
 
@@ -57,4 +58,6 @@ t.test('bad options fail at start with the option named', async (t) => {
   t.match(refusal(() => parseWalletConfig({ ...base, sponsor: { perHour: -1 } })), /plugins\.wallet\.sponsor\.perHour must be an integer/);
   t.match(refusal(() => parseWalletConfig({ ...base, email: { smtpUrl: 'http://mail' } })), /plugins\.wallet\.email\.smtpUrl must be smtp or smtps/);
   t.match(refusal(() => parseWalletConfig({ ...base, prices: { coinIds: { doge: 'dogecoin' } } })), /unknown option plugins\.wallet\.prices\.coinIds\.doge/);
+  t.match(refusal(() => parseWalletConfig({ ...base, recovery: { powBits: 33 } })), /plugins\.wallet\.recovery\.powBits must be an integer from 0 to 32/);
+  t.match(refusal(() => parseWalletConfig({ ...base, recovery: { maxPendingKeys: 0 } })), /plugins\.wallet\.recovery\.maxPendingKeys must be an integer from 1 to 20/);
 });

@@ -5,10 +5,12 @@ import type { Mailer } from '../../../common/mail/index.js';
 import { GuardianInvites, parseGuardianId, parseInvite, parseToken } from '../../guardians/invites.js';
 import { PolicyRelay } from '../../guardians/policy.js';
 import { readTransactionText, type Relay } from '../../chain/relay.js';
-import { parseApproval, parseInitiate, parseRequestId, RecoveryService, type RecoveryDeps } from '../../guardians/recovery.js';
+import { parseInitiate } from '../../guardians/initiate.js';
+import { parseApproval, parseRequestId, RecoveryService, type RecoveryDeps } from '../../guardians/recovery.js';
 import { GuardianStore } from '../../guardians/store.js';
 import type { WalletBase } from '../../services.js';
 import type { UserStore } from '../../users/store.js';
+import { remoteAddress } from '../login-limit.js';
 import type { WalletRequest, WalletRouter } from '../router.js';
 import { refuseSecretParams, refuseSecrets } from '../secrets.js';
 
@@ -26,7 +28,7 @@ export interface GuardianRouteDeps {
   mailer: Pick<Mailer, 'send'>;
   /** submits the relayed transactions (its mempool refusals are the wallet's Problems) */
   relay: Pick<Relay, 'submit'>;
-  /** initiation limits; the defaults are INITIATE_PER_ADDRESS and INITIATE_PER_DID */
+  /** initiation limits instead of config `recovery`'s hourly ones */
   throttle?: RecoveryDeps['throttle'];
   /** wraps the recovery service before the routes use it (the metrics count its steps) */
   wrapRecovery?: (recovery: RecoveryService) => RecoveryService;
@@ -95,10 +97,17 @@ export function mountGuardians(router: WalletRouter, deps: GuardianRouteDeps): G
     return policy.relay(req.caller, await readTransactionText(req.ctx));
   });
 
+  // before the status route, whose pattern would take `challenge` for a request id
+  router.add('GET', '/v1/guardian/recovery/challenge', 'none', async (req) => {
+    noQuery(req);
+    return new Reply(200, await recovery.challenge(), { 'cache-control': 'no-store' });
+  });
+
   router.add('POST', '/v1/guardian/recovery/initiate', 'none', async (req) => {
     noQuery(req);
     const input = parseInitiate(await body(req));
-    return new Reply(201, await recovery.initiate(input, req.ctx.req.socket.remoteAddress ?? 'unknown'));
+    const { answer, created } = await recovery.initiate(input, remoteAddress(req.ctx, base.config.session.trustProxy));
+    return new Reply(created ? 201 : 200, answer);
   });
 
   router.add('POST', new RegExp(`^/v1/guardian/recovery/${UUID_SEGMENT}/approve$`), 'session', async (req) => {

@@ -56,9 +56,8 @@ t.test('guardian indexes follow the record: token while invited, DID once known,
   await t.rejects(s.update('gdn_000000000000000000000000', (r) => r), { code: 'GUARDIAN_NOT_FOUND' });
 });
 
-t.test('a recovery request is listed for its guardians while open', async (t) => {
-  const { s } = await store(t);
-  const r: RecoveryRequest = {
+function request(o: Partial<RecoveryRequest> = {}): RecoveryRequest {
+  return {
     requestId: randomUUID(),
     subjectDid: 'did:ledger:testnet:E4ADWjgjm7q25MvG89xRhyqHyFD',
     newPublicKey: 'ab'.repeat(32),
@@ -72,7 +71,13 @@ t.test('a recovery request is listed for its guardians while open', async (t) =>
     expiresAt: new Date(Date.now() + 60_000).toISOString(),
     txHash: null,
     submittedAt: null,
+    ...o,
   };
+}
+
+t.test('a recovery request is listed for its guardians while open', async (t) => {
+  const { s } = await store(t);
+  const r: RecoveryRequest = request();
   await s.createRequest(r);
   t.same((await s.requestsForGuardian(DID_A)).map((x) => x.requestId), [r.requestId]);
   t.same((await s.requestsForGuardian(DID_B)).map((x) => x.requestId), [r.requestId]);
@@ -84,4 +89,19 @@ t.test('a recovery request is listed for its guardians while open', async (t) =>
   t.same(await s.requestsForGuardian(DID_B), []);
   t.equal((await s.getRequest(r.requestId))?.txHash, 'cd'.repeat(32));
   await t.rejects(s.updateRequest(randomUUID(), (x) => x), { code: 'RECOVERY_NOT_FOUND' });
+});
+
+t.test('a request is found by its DID and new key while open or submitted', async (t) => {
+  const { s } = await store(t);
+  const a = await s.createRequest(request());
+  const b = await s.createRequest(request({ newPublicKey: 'cd'.repeat(32) }));
+  t.equal((await s.requestFor(a.subjectDid, a.newPublicKey))?.requestId, a.requestId);
+  t.same((await s.requestsOf(a.subjectDid)).map((x) => x.requestId).sort(), [a.requestId, b.requestId].sort(), 'one per new key');
+  await s.updateRequest(a.requestId, (x) => ({ ...x, status: 'submitted', txHash: 'ef'.repeat(32) }));
+  t.equal((await s.requestFor(a.subjectDid, a.newPublicKey))?.requestId, a.requestId, 'submitted: still the request for that key');
+  await s.updateRequest(a.requestId, (x) => ({ ...x, status: 'expired' }));
+  await s.updateRequest(b.requestId, (x) => ({ ...x, status: 'superseded', supersededBy: a.requestId }));
+  t.equal(await s.requestFor(a.subjectDid, a.newPublicKey), undefined, 'over: the key may start again');
+  t.same(await s.requestsOf(a.subjectDid), []);
+  t.same(await s.requestsForGuardian(DID_A), []);
 });
