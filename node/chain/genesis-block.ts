@@ -1,7 +1,7 @@
 import { StateOverlay, type StateChange, type StateReader } from '../execution/overlay.js';
 import { writeAccount, writeValidator } from '../execution/state-access.js';
 import { writeGenesisValidatorSet } from '../execution/validator-set.js';
-import { writeGovernance, writeValidatorKycLevel } from '../execution/chain-params.js';
+import { writeGovernance, writeProtocolVersion, writeValidatorKycLevel } from '../execution/chain-params.js';
 import { ADDRESS_LENGTH } from '../protocol/address.js';
 import { blockHash, type Block, type BlockHeader } from '../protocol/block.js';
 import { ZERO_HASH } from '../protocol/merkle.js';
@@ -18,6 +18,8 @@ export interface GenesisState {
   governance?: Uint8Array;
   /** the KYC level validators need after genesis; absent or 0: no KYC rule */
   validatorKycLevel?: number;
+  /** absent or 1: the rules of version 1 */
+  protocolVersion?: number;
 }
 
 export interface GenesisBuild {
@@ -50,6 +52,7 @@ export async function buildGenesisBlock(g: GenesisState): Promise<GenesisBuild> 
   // epoch 0's set, and `active` for its members
   await writeGenesisValidatorSet(state, g.epochLength);
   if (g.governance) writeGovernance(state, g.governance);
+  writeProtocolVersion(state, g.protocolVersion ?? 1);
   const changes = state.changes();
   const tree = await updateTree(emptyNodes, EMPTY_ROOT, changes);
   const header: BlockHeader = {

@@ -3,7 +3,7 @@ import { bytesEqual } from '../protocol/bytes.js';
 import { authenticationKeys } from '../protocol/did-document.js';
 import { didForIdentifier, parseDid } from '../protocol/did.js';
 import { feeFor } from '../protocol/fees.js';
-import { INITIAL_REPUTATION, MAX_UNBONDING_ENTRIES, UNBONDING_PERIOD_MS } from '../protocol/params.js';
+import { MAX_UNBONDING_ENTRIES, UNBONDING_PERIOD_MS } from '../protocol/params.js';
 import type { Payload, PayloadOf, ServiceEndpoint } from '../protocol/payloads.js';
 import { failed, SUCCESS, type ReceiptEvent } from '../protocol/receipt.js';
 import type { ValidatorRecord } from '../protocol/records.js';
@@ -16,7 +16,7 @@ import { credentialAttest, credentialRequest, credentialRevoke } from './credent
 import { didRecover, setRecoveryPolicy } from './recovery.js';
 import { validatorQualify } from './eligibility.js';
 import { verificationAnswer, verificationAnswerBatch, verificationRequest } from './verification.js';
-import { putValidator } from './validator-set.js';
+import { newValidatorRecord, putValidator } from './validator-set.js';
 
 /**
  * The state transition of one transaction. Pure: it reads and writes only through the overlay, and
@@ -120,10 +120,6 @@ async function transfer(state: StateOverlay, from: Uint8Array, to: Uint8Array, a
   if (!(await debit(state, from, amount))) return { failure: 'insufficient balance' };
   await credit(state, to, amount);
   return { events: [{ type: 'Transfer', from: formatAddress(from), to: formatAddress(to), amount }] };
-}
-
-function newValidatorRecord(): ValidatorRecord {
-  return { staked: 0n, unbonding: [], reputation: INITIAL_REPUTATION, active: false, ed25519PublicKey: new Uint8Array(0), blsPublicKey: new Uint8Array(0) };
 }
 
 /** Stake and Unstake change `staked` only: membership (`active`) changes at the next epoch boundary. */

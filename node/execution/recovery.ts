@@ -1,3 +1,4 @@
+import { addressBytesFromPublicKey } from '../protocol/address.js';
 import { bytesEqual, toHex } from '../protocol/bytes.js';
 import { authenticationKeys } from '../protocol/did-document.js';
 import { parseDid } from '../protocol/did.js';
@@ -17,6 +18,8 @@ import {
 import { verifyRecovery } from '../protocol/recovery.js';
 import type { BlockContext, PayloadResult, TxContext } from './context.js';
 import type { StateOverlay, StateReader } from './overlay.js';
+import { moveRecoveredAccount } from './account-recovery.js';
+import { readProtocolVersion } from './chain-params.js';
 import { MAX_TASKS_PER_HEIGHT, SCHEDULED_KINDS, scheduleTask, taskCount } from './scheduled.js';
 import { readActiveDid, readDid, writeDid } from './state-access.js';
 
@@ -106,10 +109,7 @@ export async function didRecover(state: StateOverlay, ctx: TxContext, p: Payload
   if (record.publicKey && bytesEqual(record.publicKey, p.newPublicKey)) return { failure: 'the new key is the current key of the DID' };
 
   const newKey = toHex(p.newPublicKey);
-  if (policy.delayBlocks === 0) {
-    replaceKey(state, ctx, identifier, record, p.newPublicKey, txHash);
-    return { events: [{ type: 'DidRecovered', did: record.did, new_public_key: newKey }] };
-  }
+  if (policy.delayBlocks === 0) return { events: await replaceKey(state, ctx, identifier, record, p.newPublicKey, txHash) };
   const dueHeight = ctx.height + policy.delayBlocks;
   if ((await taskCount(state, dueHeight)) >= MAX_TASKS_PER_HEIGHT) return { failure: `too much is already due at height ${dueHeight}; send the recovery again in a later block` };
   state.put(pendingRecoveryKey(identifier), encodePendingRecovery({ newPublicKey: p.newPublicKey, dueHeight, versionId: record.versionId, txHash }));
@@ -128,10 +128,19 @@ export async function completeRecovery(state: StateOverlay, ctx: BlockContext, i
   state.delete(pendingRecoveryKey(identifier));
   const record = await readDid(state, identifier);
   if (!record?.active || record.versionId !== pending.versionId) return;
-  replaceKey(state, ctx, identifier, record, pending.newPublicKey, pending.txHash);
+  await replaceKey(state, ctx, identifier, record, pending.newPublicKey, pending.txHash);
 }
 
-/** The DID keeps its identifier; only the key of `#key-1` changes (so not the account at the old address). */
-function replaceKey(state: StateOverlay, ctx: BlockContext, identifier: Uint8Array, record: DidRecord, publicKey: Uint8Array, txHash: Uint8Array): void {
+/**
+ * The DID keeps its identifier; only the key of `#key-1` changes. From protocol version 2 the old
+ * key's account (balance and stake) moves to the new key's address (account-recovery.ts).
+ */
+async function replaceKey(state: StateOverlay, ctx: BlockContext, identifier: Uint8Array, record: DidRecord, publicKey: Uint8Array, txHash: Uint8Array): Promise<ReceiptEvent[]> {
   writeDid(state, identifier, { ...record, publicKey: Uint8Array.from(publicKey), updatedMs: ctx.timestampMs, versionId: record.versionId + 1, txHash });
+  const events: ReceiptEvent[] = [{ type: 'DidRecovered', did: record.did, new_public_key: toHex(publicKey) }];
+  if (record.publicKey && (await readProtocolVersion(state)) >= 2) {
+    const moved = await moveRecoveredAccount(state, record.did, addressBytesFromPublicKey(record.publicKey), addressBytesFromPublicKey(publicKey));
+    if (moved) events.push(moved);
+  }
+  return events;
 }

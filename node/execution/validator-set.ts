@@ -1,7 +1,7 @@
 import type { Validator, ValidatorSetData } from '../consensus/types.js';
 import { ADDRESS_LENGTH } from '../protocol/address.js';
 import { toHex } from '../protocol/bytes.js';
-import { BLS_PUBLIC_KEY_LENGTH, DEFAULT_EPOCH_LENGTH, MAX_ACTIVE_VALIDATORS, TIER_MIN_STAKE, TIER_WEIGHTS } from '../protocol/params.js';
+import { BLS_PUBLIC_KEY_LENGTH, DEFAULT_EPOCH_LENGTH, INITIAL_REPUTATION, MAX_ACTIVE_VALIDATORS, TIER_MIN_STAKE, TIER_WEIGHTS } from '../protocol/params.js';
 import {
   decodeCandidates,
   decodeValidator,
@@ -118,6 +118,11 @@ export async function readCandidates(state: StateReader): Promise<Uint8Array[]> 
  * changes. Every write of a validator record in execution goes through here. `prev` is the record
  * as it was in `state` (undefined when there was none).
  */
+/** The record a first Stake (or a recovery's stake) creates: no keys, not in a set. */
+export function newValidatorRecord(): ValidatorRecord {
+  return { staked: 0n, unbonding: [], reputation: INITIAL_REPUTATION, active: false, ed25519PublicKey: new Uint8Array(0), blsPublicKey: new Uint8Array(0) };
+}
+
 export async function putValidator(state: StateOverlay, address: Uint8Array, next: ValidatorRecord, prev: ValidatorRecord | undefined): Promise<void> {
   writeValidator(state, address, next);
   const rule = await kycRule(state);

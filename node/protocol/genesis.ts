@@ -3,7 +3,7 @@ import { invalid, type LedgerError } from '../errors.js';
 import { addressFromPublicKey, formatAddress, parseAddress } from './address.js';
 import { amountFromJson, DECIMALS } from './amount.js';
 import { fromHex, toHex, U128_MAX } from './bytes.js';
-import { DEFAULT_EPOCH_LENGTH, MAX_EPOCH_LENGTH, MAX_REPUTATION, MIN_EPOCH_LENGTH, MIN_VALIDATOR_STAKE } from './params.js';
+import { DEFAULT_EPOCH_LENGTH, LATEST_PROTOCOL_VERSION, MAX_EPOCH_LENGTH, MAX_REPUTATION, MIN_EPOCH_LENGTH, MIN_VALIDATOR_STAKE } from './params.js';
 
 /**
  * The genesis file: the chain id, the network segment of its DIDs, the genesis time, the native
@@ -40,12 +40,14 @@ export interface Genesis {
    * asks; 0 turns the rule off, for test networks). Genesis validators are qualified by genesis.
    */
   validatorKycLevel: number;
+  /** the rules the chain runs (optional, default 1; docs/protocol.md, "Protocol versions") */
+  protocolVersion: number;
 }
 
 export const CHAIN_ID_RE = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const NETWORK_RE = /^[a-z0-9]{1,32}$/;
 const TOP_FIELDS = ['chain_id', 'network', 'genesis_time_ms', 'native_token', 'accounts', 'validators'];
-const OPTIONAL_TOP_FIELDS = ['epoch_length', 'governance', 'validator_kyc_level'];
+const OPTIONAL_TOP_FIELDS = ['epoch_length', 'governance', 'validator_kyc_level', 'protocol_version'];
 export const DEFAULT_VALIDATOR_KYC_LEVEL = 2;
 const TOKEN_FIELDS = ['symbol', 'name', 'decimals'];
 const ACCOUNT_FIELDS = ['address', 'balance'];
@@ -168,7 +170,8 @@ function parse(json: unknown, minValidators: number): Genesis {
 
   const governance = o.governance === undefined ? {} : { governance: address(o.governance, 'governance') };
   const validatorKycLevel = o.validator_kyc_level === undefined ? DEFAULT_VALIDATOR_KYC_LEVEL : integer(o.validator_kyc_level, 0, 3, 'validator_kyc_level');
-  return { chainId, network, genesisTimeMs, nativeToken: { symbol, name, decimals: DECIMALS }, accounts, validators, epochLength, validatorKycLevel, ...governance };
+  const protocolVersion = o.protocol_version === undefined ? 1 : integer(o.protocol_version, 1, LATEST_PROTOCOL_VERSION, 'protocol_version');
+  return { chainId, network, genesisTimeMs, nativeToken: { symbol, name, decimals: DECIMALS }, accounts, validators, epochLength, validatorKycLevel, protocolVersion, ...governance };
 }
 
 /** A genesis a chain can start from; throws LedgerError BAD_GENESIS naming the offending field. */
@@ -199,5 +202,6 @@ export function genesisToJson(g: Genesis): Record<string, unknown> {
     ...(g.epochLength === DEFAULT_EPOCH_LENGTH ? {} : { epoch_length: g.epochLength }),
     ...(g.governance ? { governance: formatAddress(g.governance) } : {}),
     ...(g.validatorKycLevel === DEFAULT_VALIDATOR_KYC_LEVEL ? {} : { validator_kyc_level: g.validatorKycLevel }),
+    ...(g.protocolVersion === 1 ? {} : { protocol_version: g.protocolVersion }),
   };
 }

@@ -6,6 +6,11 @@ export const TIER_MIN_STAKE = [10_000n * UNIT, 100_000n * UNIT, 1_000_000n * UNI
 export const UNBONDING_PERIOD_MS = 21 * 24 * 60 * 60 * 1000;
 export const MAX_UNBONDING_ENTRIES = 32;
 export const MAX_REPUTATION = 1000;
+/**
+ * The newest protocol version (genesis `protocol_version`; docs/protocol.md, "Protocol versions").
+ * 2: a completed social recovery also moves the old key's balance and stake to the new key.
+ */
+export const LATEST_PROTOCOL_VERSION = 2;
 /** reputation of a validator record created by a first Stake */
 export const INITIAL_REPUTATION = 0;
 

@@ -1,12 +1,17 @@
 /** Receipts: the outcome of one included transaction. */
 
-/** Social recovery (execution/recovery.ts). A delayed recovery completes in no transaction, so with no event. */
+/**
+ * Social recovery (execution/recovery.ts). A delayed recovery completes in no transaction, so with
+ * no event. AccountRecovered (protocol version 2) follows DidRecovered when the old key's account
+ * held anything: amounts moved to the new key's address (`unbonding` sums the moved entries).
+ */
 export type RecoveryEvent =
   | { type: 'RecoveryPolicySet'; did: string; guardians: string[]; threshold: number; delay_blocks: number }
   | { type: 'RecoveryPolicyRemoved'; did: string }
   | { type: 'RecoveryCancelled'; did: string }
   | { type: 'RecoveryStarted'; did: string; new_public_key: string; due_height: number }
-  | { type: 'DidRecovered'; did: string; new_public_key: string };
+  | { type: 'DidRecovered'; did: string; new_public_key: string }
+  | { type: 'AccountRecovered'; did: string; from: string; to: string; balance: bigint; staked: bigint; unbonding: bigint };
 
 export type ReceiptEvent =
   | { type: 'Transfer'; from: string; to: string; amount: bigint }

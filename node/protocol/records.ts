@@ -38,6 +38,8 @@ export const VALIDATOR_CANDIDATES_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x02);
 export const GOVERNANCE_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x03);
 /** u8: the KYC level a validator needs to be eligible after genesis; absent means no KYC rule */
 export const VALIDATOR_KYC_LEVEL_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x04);
+/** the protocol version genesis set (one byte); absent: version 1 (docs/protocol.md, "Protocol versions") */
+export const PROTOCOL_VERSION_KEY = Uint8Array.of(STATE_PREFIX.chain, 0x05);
 
 export function accountKey(address: Uint8Array): Uint8Array {
   return prefixed(STATE_PREFIX.account, address);

@@ -168,7 +168,7 @@ function unknownEvent(what: string): LedgerError {
 }
 
 /** Recovery events are numbered from 32, apart from the others. */
-const RECOVERY_TAG = { RecoveryPolicySet: 32, RecoveryPolicyRemoved: 33, RecoveryCancelled: 34, RecoveryStarted: 35, DidRecovered: 36 } as const;
+const RECOVERY_TAG = { RecoveryPolicySet: 32, RecoveryPolicyRemoved: 33, RecoveryCancelled: 34, RecoveryStarted: 35, DidRecovered: 36, AccountRecovered: 37 } as const;
 const RECOVERY_TAGS = new Set<number>(Object.values(RECOVERY_TAG));
 
 function isRecoveryEvent(e: ReceiptEvent): e is RecoveryEvent {
@@ -188,6 +188,9 @@ function writeRecoveryEvent(w: ByteWriter, e: RecoveryEvent): void {
       return;
     case 'DidRecovered':
       w.str(e.new_public_key);
+      return;
+    case 'AccountRecovered':
+      w.str(e.from).str(e.to).u128(e.balance).u128(e.staked).u128(e.unbonding);
       return;
     case 'RecoveryPolicyRemoved':
     case 'RecoveryCancelled':
@@ -211,6 +214,8 @@ function readRecoveryEvent(r: ByteReader, tag: number): RecoveryEvent {
       return { type: 'RecoveryCancelled', did };
     case RECOVERY_TAG.RecoveryStarted:
       return { type: 'RecoveryStarted', did, new_public_key: r.str(), due_height: Number(r.u64()) };
+    case RECOVERY_TAG.AccountRecovered:
+      return { type: 'AccountRecovered', did, from: r.str(), to: r.str(), balance: r.u128(), staked: r.u128(), unbonding: r.u128() };
     default:
       return { type: 'DidRecovered', did, new_public_key: r.str() };
   }

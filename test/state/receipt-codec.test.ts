@@ -63,6 +63,7 @@ t.test('recovery events round-trip', async (t) => {
     { type: 'RecoveryCancelled', did },
     { type: 'RecoveryStarted', did, new_public_key: 'ab'.repeat(32), due_height: 2 ** 50 },
     { type: 'DidRecovered', did, new_public_key: 'cd'.repeat(32) },
+    { type: 'AccountRecovered', did, from: 'E4ADWjgjm7q25MvG89xRhyqHyFD', to: '2WRXAwiHCW7rvEpkN1nPmFY5hiUC', balance: 2n ** 100n, staked: 0n, unbonding: 7n },
   ];
   t.same(decodeReceipt(encodeReceipt({ ...receipt, events })).events, events);
 });

@@ -157,9 +157,11 @@ t.test('a DID recovered by its guardians through the wallet: policy, initiate, a
 
   // the old key can no longer act for the DID: not over RPC, not through the wallet
   const oldPolicy = policyTx(owner.seed, { nonce: 2 });
-  await t.rejects(h.rpc.sendTransaction(oldPolicy.json), { message: /not an authentication key/ }, 'SetRecoveryPolicy by the old key');
-  await t.rejects(h.rpc.sendTransaction(signAndEncode(chainId, buildDidDeactivate({ senderPubkey: owner.publicKey, nonce: 2, did }), owner.seed).json), { message: /not an authentication key/ }, 'DidDeactivate by the old key');
-  t.match(await raw(h, '/v1/guardian/policy', oldPolicy.json, owner.cookie), { status: 409, body: { code: 'NOT_AUTHENTICATION_KEY' } });
+  // a protocol version 2 chain: the recovery moved the old key's account to the new key, so the old key cannot even pay a fee
+  const empty = /balance 0 of \S+ cannot cover this transaction/;
+  await t.rejects(h.rpc.sendTransaction(oldPolicy.json), { message: empty }, 'SetRecoveryPolicy by the old key');
+  await t.rejects(h.rpc.sendTransaction(signAndEncode(chainId, buildDidDeactivate({ senderPubkey: owner.publicKey, nonce: 2, did }), owner.seed).json), { message: empty }, 'DidDeactivate by the old key');
+  t.match(await raw(h, '/v1/guardian/policy', oldPolicy.json, owner.cookie), { status: 409, body: { code: 'INSUFFICIENT_BALANCE' } });
 
   // the other request was signed at version 2: stale now
   t.match(await approve(g2, sign(g2, 2, otherKey), other.body.requestId), { status: 409, body: { detail: /versionId 2, now 3/ } });
