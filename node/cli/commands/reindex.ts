@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { dataPaths } from '../../config/datadir.js';
-import { LedgerError } from '../../errors.js';
-import { openDatabase } from '../../state/db.js';
+import { openStoppedDatabase } from '../offline-db.js';
 import { parseCommandArgs, printJson, stringFlag, UsageError, type CliIo } from '../io.js';
 
 export const reindexHelp = `ledger reindex: drop a plugin's data so it rebuilds from the chain
@@ -29,14 +27,7 @@ export async function runReindex(argv: string[], io: CliIo): Promise<number> {
   if (!/^[a-z0-9_-]{1,64}$/.test(name)) throw new UsageError(`not a plugin name: ${JSON.stringify(name.slice(0, 64))} (1-64 of a-z, 0-9, _ and -)`, 'reindex');
   const p = parseCommandArgs('reindex', rest, { 'data-dir': { type: 'string' } });
   const dataDir = resolve(io.cwd, stringFlag(p, 'data-dir') ?? (io.env.LEDGER_DATA_DIR || './data'));
-  const location = dataPaths(dataDir).chainDb;
-  if (!existsSync(location)) throw new LedgerError('NO_DATA', `no chain database at ${location}`, 'not_found');
-  let db;
-  try {
-    db = await openDatabase(location);
-  } catch (err) {
-    throw new LedgerError('DB_LOCKED', `cannot open ${location}: stop the node first (${(err as Error).message})`, 'conflict');
-  }
+  const db = await openStoppedDatabase(dataDir);
   try {
     const store = db.pluginStore(name);
     let keys = 0;
