@@ -10,6 +10,8 @@ import { join } from 'node:path';
  *     dev.json        a funded developer account
  *     service-<plugin>.json  an account funded at genesis for a plugin that sends transactions
  *                     (kyc: its credential issuer; wallet: its sponsor), handed to it as ctx.serviceKey
+ *   secrets/          0700; made on first start when no service-key secret is configured
+ *     service-keys.secret  0600: what the plugins' stored service keys are encrypted under
  *   chain/            the node's LevelDB database
  */
 /** where a node keeps its data unless a flag, the config or the environment says otherwise */
@@ -49,4 +51,9 @@ export const SERVICE_KEY_PLUGINS = ['kyc', 'wallet'] as const;
 /** The key file of the account `ledger init` made for a plugin. */
 export function serviceKeyPath(dataDir: string, plugin: string): string {
   return join(dataPaths(dataDir).keysDir, `service-${plugin}.json`);
+}
+
+/** The service-key secret made on first start when none is configured (service-key-secret.ts). */
+export function serviceKeySecretPath(dataDir: string): string {
+  return join(dataDir, 'secrets', 'service-keys.secret');
 }
