@@ -22,9 +22,14 @@ export function requestAborted(): LedgerError {
   return new LedgerError('REQUEST_ABORTED', 'the client closed the connection before sending the whole body', 'invalid');
 }
 
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** The body length a request declares (Content-Length); NaN when it declares none (chunked). */
+export function declaredLength(req: IncomingMessage): number {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
+  return declared === undefined ? NaN : Number(declared);
+}
+
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  if (declaredLength(req) > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -1,9 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { LedgerError } from '../errors.js';
 import { stringifyJson } from '../protocol/json.js';
 import { httpProblem, problemFromError, type Problem } from '../rpc/errors.js';
-import { isBodyTooLarge, readBody, readJsonBody } from './body.js';
+import { bodyTooLarge, declaredLength, isBodyTooLarge, readBody, readJsonBody } from './body.js';
+import { ConnectionGate, DEFAULT_CONNECTION_LIMITS, gateConnections, type ConnectionLimits, type ConnectionStats } from './connections.js';
+import { boundUnreadBody, lingerBeforeClose } from './linger.js';
 
 /**
  * The HTTP server that rpc/ and the plugins mount routes on (node:http). Routes are tried in the
@@ -15,9 +17,14 @@ import { isBodyTooLarge, readBody, readJsonBody } from './body.js';
  *
  * Routing is on the path exactly as sent: nothing resolves `.`/`..` or turns `\` into `/`, and a
  * path with such a segment is refused with 400, so a proxy that exposes one prefix cannot be
- * walked out of. A response sent before the whole body arrived (a 413) is followed by a bounded
- * drain of the rest of the body before the connection closes, so the client reads the answer
- * instead of a reset.
+ * walked out of.
+ *
+ * Limits (docs/operators.md, "Connection limits"): the connection caps of connections.ts; a
+ * request that declares a body over the server's limit gets a 413 Problem before any route runs
+ * (without `100 Continue`, so a client that asked first never sends it), a streamed one at the
+ * chunk that crosses a route's cap; a 413 closes the connection, after a bounded drain of the rest
+ * of the body so the client reads the answer instead of a reset (linger.ts). Idle and slow
+ * connections are closed by the keep-alive, headers and request timeouts.
  */
 
 export interface HttpLog {
@@ -35,8 +42,12 @@ export interface HttpServerOptions {
   log?: HttpLog;
   /** idle time before a keep-alive connection is closed; default 5000 ms */
   keepAliveTimeoutMs?: number;
+  /** time allowed from a connection's start (or a request's) to its last header; default 10000 ms, at least keepAliveTimeoutMs + 1000 */
+  headersTimeoutMs?: number;
   /** time allowed to receive a whole request; default 30000 ms */
   requestTimeoutMs?: number;
+  /** connection caps (connections.ts); default DEFAULT_CONNECTION_LIMITS */
+  connections?: ConnectionLimits;
   /** how long close() lets in-flight requests finish before cutting them; default 1000 ms */
   closeGraceMs?: number;
   /** the Access-Control-Allow-Origin value; unset means no CORS headers */
@@ -74,7 +85,15 @@ export interface RequestContext {
 
 export type RouteHandler = (ctx: RequestContext) => Promise<void> | void;
 
-interface Route {
+/** What a plugin's routes are mounted on: an HttpServer, or in a test a bare route table that takes any body. */
+export type RouteTable = Pick<HttpServer, 'route'> & Partial<Pick<HttpServer, 'raiseBodyLimit'>>;
+
+export interface RouteOptions {
+  /** extension members of the route's 413 Problem (the JSON-RPC route adds a JSON-RPC error response's) */
+  tooLargeMembers?: (problem: Problem) => Record<string, unknown>;
+}
+
+interface Route extends RouteOptions {
   method: string;
   path: string | RegExp;
   handler: RouteHandler;
@@ -85,66 +104,65 @@ export class HttpServer {
   readonly server: Server;
   private readonly routes: Route[] = [];
   private readonly log: HttpLog | undefined;
-  /** the request each socket is serving, for the drain that replaces node's immediate close */
+  private readonly gate: ConnectionGate;
+  /** the request each socket is serving, for the close after an early answer (linger.ts) */
   private readonly serving = new WeakMap<Socket, IncomingMessage>();
+  /** the largest body any request may declare or send; raised by raiseBodyLimit() */
+  private bodyLimit: number;
 
   constructor(private readonly opts: HttpServerOptions) {
     this.log = opts.log;
-    this.server = createServer((req, res) => {
+    this.bodyLimit = opts.maxBodyBytes;
+    const handle = (req: IncomingMessage, res: ServerResponse) => {
       this.dispatch(req, res).catch((err: unknown) => {
         this.log?.error({ err }, 'http dispatch failed');
         if (!res.headersSent) res.destroy();
       });
-    });
+    };
+    // the timeouts are checked this often (node's default, 30 s, would let them run 30 s over)
+    this.server = createServer({ connectionsCheckingInterval: 1000 }, handle);
     this.server.keepAliveTimeout = opts.keepAliveTimeoutMs ?? 5000;
     this.server.requestTimeout = opts.requestTimeoutMs ?? 30_000;
-    this.server.headersTimeout = Math.max(this.server.keepAliveTimeout + 1000, Math.min(this.server.requestTimeout, 60_000));
-    this.server.on('connection', (socket: Socket) => this.drainBeforeClose(socket));
+    // node wants the headers timeout within the request timeout (0: none)
+    const headersTimeout = Math.max(this.server.keepAliveTimeout + 1000, opts.headersTimeoutMs ?? 10_000);
+    this.server.headersTimeout = this.server.requestTimeout > 0 ? Math.min(this.server.requestTimeout, headersTimeout) : headersTimeout;
+    // a body declared over the limit is refused before the client sends it
+    this.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      if (!(declaredLength(req) > this.bodyLimit)) res.writeContinue();
+      handle(req, res);
+    });
+    this.gate = new ConnectionGate(opts.connections ?? DEFAULT_CONNECTION_LIMITS);
+    const refusals = { total: this.refusal('total'), per_ip: this.refusal('per_ip') };
+    const linger = { maxBytes: opts.drainMaxBytes ?? Math.max(4 * opts.maxBodyBytes, 16 * 1024 * 1024), timeoutMs: opts.drainTimeoutMs ?? 5000 };
+    gateConnections(this.server, this.gate, (reason) => refusals[reason], (socket) => lingerBeforeClose(socket, () => this.serving.get(socket), linger));
   }
 
-  /**
-   * Node closes the socket as soon as a `Connection: close` response is written; with body bytes
-   * still coming, the kernel answers them with a reset and the client (fetch) reports EPIPE or
-   * ECONNRESET instead of the response. Here the rest of the body is read and dropped first, up
-   * to drainMaxBytes and drainTimeoutMs, and only then is the socket closed. node:http closes
-   * through socket.destroySoon(), so that is what is wrapped, once per connection.
-   */
-  private drainBeforeClose(socket: Socket): void {
-    const destroySoon = socket.destroySoon.bind(socket);
-    const maxBytes = this.opts.drainMaxBytes ?? Math.max(4 * this.opts.maxBodyBytes, 16 * 1024 * 1024);
-    const timeoutMs = this.opts.drainTimeoutMs ?? 5000;
-    socket.destroySoon = () => {
-      const req = this.serving.get(socket);
-      if (req === undefined || req.complete || req.destroyed || socket.destroyed) return destroySoon();
-      const declared = Number(req.headers['content-length']);
-      if (declared > maxBytes) return void socket.destroy();
-      let received = 0;
-      const done = () => {
-        clearTimeout(timer);
-        req.off('data', onData);
-        req.off('end', done);
-        req.off('close', done);
-        destroySoon();
-      };
-      const onData = (chunk: Buffer) => {
-        received += chunk.length;
-        if (received > maxBytes) {
-          clearTimeout(timer);
-          socket.destroy();
-        }
-      };
-      const timer = setTimeout(() => socket.destroy(), timeoutMs);
-      timer.unref();
-      req.on('data', onData);
-      req.once('end', done);
-      req.once('close', done);
-      req.resume();
-    };
+  /** The whole answer to a connection over a cap: a 503 Problem with Retry-After, then the close. */
+  private refusal(reason: 'total' | 'per_ip'): Buffer {
+    const { maxConnections, maxConnectionsPerIp } = this.gate.limits;
+    const err =
+      reason === 'total'
+        ? new LedgerError('TOO_MANY_CONNECTIONS', `this server holds its limit of ${maxConnections} connections; retry later`, 'unavailable', { limit: maxConnections, retryAfterSeconds: 1 })
+        : new LedgerError('TOO_MANY_CONNECTIONS_PER_IP', `this server holds its limit of ${maxConnectionsPerIp} connections from one address; retry once one has closed`, 'unavailable', { limit: maxConnectionsPerIp, retryAfterSeconds: 1 });
+    const { problem, headers } = problemFromError(err, this.opts.errorsBase === undefined ? {} : { errorsBase: this.opts.errorsBase });
+    const body = stringifyJson({ ...problem, limit: err.data['limit'] });
+    const head = { 'content-type': 'application/problem+json; charset=utf-8', ...headers, connection: 'close', 'content-length': String(Buffer.byteLength(body)) };
+    return Buffer.from(`HTTP/1.1 503 ${STATUS_CODES[503]}\r\n${Object.entries(head).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
+  }
+
+  /** Lets requests declare or send bodies up to `maxBytes` (a plugin whose uploads are larger than the server's limit). */
+  raiseBodyLimit(maxBytes: number): void {
+    this.bodyLimit = Math.max(this.bodyLimit, maxBytes);
+  }
+
+  /** connections open now and refused since the start, for /metrics */
+  connectionStats(): ConnectionStats {
+    return this.gate.stats();
   }
 
   /** `path` is an exact pathname, or a RegExp that must match the whole pathname. */
-  route(method: string, path: string | RegExp, handler: RouteHandler): this {
-    this.routes.push({ method: method.toUpperCase(), path, handler });
+  route(method: string, path: string | RegExp, handler: RouteHandler, options: RouteOptions = {}): this {
+    this.routes.push({ ...options, method: method.toUpperCase(), path, handler });
     return this;
   }
 
@@ -185,15 +203,21 @@ export class HttpServer {
     req.on('error', (err) => this.log?.debug({ err }, 'http request stream error'));
     res.on('error', (err) => this.log?.debug({ err }, 'http response stream error'));
     if (this.opts.cors !== undefined) res.setHeader('access-control-allow-origin', this.opts.cors);
-
+    boundUnreadBody(req, res, this.bodyLimit);
     const target = parseTarget(req.url ?? '/');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const candidates = typeof target === 'string' ? [] : this.routes.filter((r) => pathMatches(r.path, target.path));
+    const lookup = method === 'HEAD' ? 'GET' : method;
+    const route = candidates.find((r) => r.method === method) ?? candidates.find((r) => r.method === lookup);
+    if (declaredLength(req) > this.bodyLimit) {
+      this.tooLarge(res, this.bodyLimit, (req.url ?? '/').split('?')[0]!.slice(0, 200), route);
+      return;
+    }
     if (typeof target === 'string') {
       problem(400, target);
       return;
     }
-    const method = (req.method ?? 'GET').toUpperCase();
     const pathname = target.path;
-    const candidates = this.routes.filter((r) => pathMatches(r.path, pathname));
     if (req.url === '*' && method === 'OPTIONS') {
       res.setHeader('allow', 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
       send(res, 204, '', undefined);
@@ -203,8 +227,6 @@ export class HttpServer {
       problem(404, `no route for ${method} ${pathname.slice(0, 200)}`, undefined, pathname.slice(0, 200));
       return;
     }
-    const lookup = method === 'HEAD' ? 'GET' : method;
-    const route = candidates.find((r) => r.method === method) ?? candidates.find((r) => r.method === lookup);
     const allowed = allowHeader(candidates);
     if (!route) {
       res.setHeader('allow', allowed);
@@ -229,6 +251,8 @@ export class HttpServer {
       problem(400, 'the path has an invalid percent-encoding');
       return;
     }
+    // a route's own cap may be smaller than the server's limit, never larger
+    const cap = (max: number) => Math.min(max, this.bodyLimit);
     const maxBodyBytes = this.opts.maxBodyBytes;
     const ctx: RequestContext = {
       req,
@@ -238,8 +262,8 @@ export class HttpServer {
       query: target.query,
       params,
       groups,
-      readBody: (max = maxBodyBytes) => readBody(req, max),
-      readJson: (max = maxBodyBytes) => readJsonBody(req, max),
+      readBody: (max = maxBodyBytes) => readBody(req, cap(max)),
+      readJson: (max = maxBodyBytes) => readJsonBody(req, cap(max)),
       send: (status, body, contentType, headers) => send(res, status, body, contentType, headers),
       json: (status, body, headers) => send(res, status, stringifyJson(body), 'application/json', headers),
       problem: (status, detail, code) => problem(status, detail, code, pathname.slice(0, 200)),
@@ -247,13 +271,17 @@ export class HttpServer {
     try {
       await route.handler(ctx);
     } catch (err) {
-      this.fail(req, res, err, pathname);
+      this.fail(req, res, err, pathname, route);
     }
   }
 
-  private fail(req: IncomingMessage, res: ServerResponse, err: unknown, pathname: string): void {
+  private fail(req: IncomingMessage, res: ServerResponse, err: unknown, pathname: string, route: Route): void {
     if (res.destroyed || req.socket.destroyed) {
       this.log?.debug({ err, path: pathname }, 'request ended by the client');
+      return;
+    }
+    if (isBodyTooLarge(err)) {
+      this.tooLarge(res, Number((err as LedgerError).data['maxBytes']), pathname.slice(0, 200), route);
       return;
     }
     if (res.headersSent) {
@@ -263,7 +291,15 @@ export class HttpServer {
     }
     const { problem, internal, headers } = problemFromError(err, { instance: pathname.slice(0, 200), ...(this.opts.errorsBase ? { errorsBase: this.opts.errorsBase } : {}) });
     if (internal) this.log?.error({ err, method: req.method, path: pathname }, 'http handler failed');
-    send(res, problem.status, stringifyJson(problem), 'application/problem+json', isBodyTooLarge(err) ? { ...headers, connection: 'close' } : headers);
+    send(res, problem.status, stringifyJson(problem), 'application/problem+json', headers);
+  }
+
+  /** The 413 for a body over `maxBytes`, naming it; the connection closes after it (linger.ts). */
+  private tooLarge(res: ServerResponse, maxBytes: number, instance: string, route: RouteOptions | undefined): void {
+    const err = bodyTooLarge(maxBytes);
+    const { problem } = problemFromError(err, { instance, ...(this.opts.errorsBase ? { errorsBase: this.opts.errorsBase } : {}) });
+    const body = { ...problem, maxBytes, ...route?.tooLargeMembers?.(problem) };
+    send(res, 413, stringifyJson(body), 'application/problem+json', { connection: 'close' });
   }
 }
 

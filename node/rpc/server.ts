@@ -1,6 +1,6 @@
 import { JSONRPCServer, type JSONRPCErrorResponse, type JSONRPCID, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0';
 import { LedgerError } from '../errors.js';
-import { decodeUtf8, isBodyTooLarge } from '../http/body.js';
+import { decodeUtf8 } from '../http/body.js';
 import type { HttpLog, HttpServer, RequestContext, RouteHandler } from '../http/server.js';
 import { parseJson, stringifyJson } from '../protocol/json.js';
 import {
@@ -21,6 +21,7 @@ import {
   toRpcError,
   type BusyData,
   type BusyReason,
+  type Problem,
 } from './errors.js';
 import { EventLoopLagSampler } from './overload.js';
 import { checkParams, type ParamSpec } from './params.js';
@@ -137,6 +138,14 @@ function errorResponse(id: JSONRPCID | bigint, code: number, message: string, da
   const error: JSONRPCErrorResponse['error'] = { code, message };
   if (data !== undefined) error.data = data;
   return { jsonrpc: '2.0', id: id as JSONRPCID, error };
+}
+
+/**
+ * What the JSON-RPC route's 413 Problem also carries: the members of a JSON-RPC error response,
+ * -32600 with the Problem's detail, so a JSON-RPC client reads it as one.
+ */
+function rpcTooLargeMembers(problem: Problem): Record<string, unknown> {
+  return { ...errorResponse(null, RPC_INVALID_REQUEST, problem.detail) };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -289,14 +298,8 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
       reply(ctx, 415, errorResponse(null, RPC_INVALID_REQUEST, unsupported));
       return;
     }
-    let bytes: Buffer;
-    try {
-      bytes = await ctx.readBody(maxBodyBytes);
-    } catch (err) {
-      if (!isBodyTooLarge(err)) throw err;
-      reply(ctx, 413, errorResponse(null, RPC_INVALID_REQUEST, `request body exceeds ${maxBodyBytes} bytes`), { connection: 'close' });
-      return;
-    }
+    // a body over the limit is the server's 413, with the JSON-RPC error that mount() asks for
+    const bytes = await ctx.readBody(maxBodyBytes);
     let payload: unknown;
     try {
       payload = parseJson(decodeUtf8(bytes));
@@ -316,7 +319,7 @@ export function createRpcServer(opts: RpcServerOptions): RpcServer {
   return {
     handle,
     route,
-    mount: (http, path = '/') => void http.route('POST', path, route),
+    mount: (http, path = '/') => void http.route('POST', path, route, { tooLargeMembers: rpcTooLargeMembers }),
     get inFlight() {
       return inFlight;
     },

@@ -294,7 +294,7 @@ function sendAndWait(port: number, head: string, body: Buffer) {
 t.test('the drain is bounded by bytes and by time', async (t) => {
   // a drain timeout far beyond the test's own: a socket this server closes was not left to it
   const patient = await drainServer(t, 600_000);
-  // declared beyond the bound: answered and cut at once, though no byte of the body ever comes
+  // declared beyond the bound: answered at once, though no byte of the body ever comes, then a FIN
   const declared = await sendAndWait(patient, 'POST /raw HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n', Buffer.alloc(0));
   t.match(declared.response, /^HTTP\/1\.1 413 /);
   // (a body within the bound is read to its end before the close: the early-413 test above)

@@ -1,4 +1,4 @@
-import type { HttpServer, RequestContext } from '../../../node/http/server.js';
+import type { RequestContext, RouteTable } from '../../../node/http/server.js';
 import { parseJson } from '../../../node/protocol/json.js';
 import { HttpProblem, sendProblem, validation, type ProblemOptions } from './problems.js';
 
@@ -50,10 +50,13 @@ export class RestRouter<L extends string, C> {
   private readonly entries: Entry[] = [];
 
   constructor(
-    private readonly http: Pick<HttpServer, 'route'>,
+    private readonly http: RouteTable,
     private readonly auth: Authenticator<L, C>,
     readonly opts: RestRouterOptions<C>,
-  ) {}
+  ) {
+    // the server's own limit refuses larger bodies before any route reads them
+    http.raiseBodyLimit?.(opts.maxBodyBytes);
+  }
 
   get errorsBase(): string {
     return this.opts.errorsBase;

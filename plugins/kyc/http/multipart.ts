@@ -38,6 +38,11 @@ export interface MultipartForm {
 /** room for the text fields and part headers on top of the files */
 const OVERHEAD_BYTES = 256 * 1024;
 
+/** The most a request of this spec may declare or send: its files and the room above. */
+export function multipartCap(spec: Pick<MultipartSpec, 'maxTotalBytes'>): number {
+  return spec.maxTotalBytes + OVERHEAD_BYTES;
+}
+
 const tooLarge = (detail: string, field?: string, close = false) =>
   new HttpProblem('payload-too-large', detail, { code: 'FILE_TOO_LARGE', ...(field ? { field } : {}), ...(close ? { headers: { connection: 'close' } } : {}) });
 const bad = (code: string, detail: string, field?: string) => new HttpProblem('validation', detail, { code, ...(field ? { field } : {}) });
@@ -46,7 +51,7 @@ export function readMultipart(req: IncomingMessage, spec: MultipartSpec): Promis
   const type = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;/i.test(type)) return Promise.reject(bad('MULTIPART_REQUIRED', `this route takes a multipart/form-data body (got ${type ? JSON.stringify(type.slice(0, 60)) : 'no Content-Type'})`));
   // what is read in all, refusals included; a body past it is cut off
-  const hardCap = spec.maxTotalBytes + OVERHEAD_BYTES;
+  const hardCap = multipartCap(spec);
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > hardCap) {
     req.pause();

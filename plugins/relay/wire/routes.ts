@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Counter } from 'prom-client';
 import { isBodyTooLarge } from '../../../node/http/body.js';
-import type { HttpServer, RequestContext } from '../../../node/http/server.js';
+import type { RequestContext, RouteTable } from '../../../node/http/server.js';
 import { httpProblem } from '../../../node/rpc/errors.js';
 import type { RelayServices } from '../core/services.js';
 import { WIRE_TENANT } from '../core/settings.js';
@@ -32,8 +32,10 @@ export function invitation(services: RelayServices, endpoint: string, did: Invit
   };
 }
 
-export function mountWire(http: Pick<HttpServer, 'route'>, deps: { services: RelayServices; pipeline: InboundPipeline; endpoint: () => string; errorsBase: string; envelopes: Counter<'family' | 'status'> }): void {
+export function mountWire(http: RouteTable, deps: { services: RelayServices; pipeline: InboundPipeline; endpoint: () => string; errorsBase: string; envelopes: Counter<'family' | 'status'> }): void {
   const { services, pipeline, endpoint, errorsBase, envelopes } = deps;
+  // maxEnvelopeBytes may be set above the server's 1 MiB: such envelopes get this route's 413, not the server's
+  http.raiseBodyLimit?.(services.config.maxEnvelopeBytes);
   const problem = (ctx: RequestContext, status: number, code: string, detail: string, headers: Record<string, string> = {}) => {
     const body = { ...httpProblem(status, detail, { errorsBase, instance: ctx.path, code }), type: `${errorsBase}/${code.toLowerCase().replace(/_/g, '-')}` };
     ctx.send(status, JSON.stringify(body), 'application/problem+json', headers);

@@ -79,7 +79,7 @@ export function judge(c: HttpCase, a: HttpAnswer): Verdict {
   const responses = Array.isArray(parsed) ? parsed : [parsed];
   if (Array.isArray(parsed) && parsed.length === 0) v.problems.push('an empty array answered');
   for (const r of responses) {
-    const problem = responseProblem(r);
+    const problem = responseProblem(r, a.status === 413 ? PROBLEM_MEMBERS : []);
     if (problem) {
       v.problems.push(`${problem}: ${JSON.stringify(r, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))?.slice(0, 300)}`);
       continue;
@@ -104,14 +104,17 @@ export function judge(c: HttpCase, a: HttpAnswer): Verdict {
   return v;
 }
 
-function responseProblem(r: unknown): string | undefined {
+/** the members the RPC's 413 has besides the JSON-RPC ones: it is an RFC 7807 Problem too (docs/rpc.md) */
+const PROBLEM_MEMBERS = ['type', 'title', 'status', 'detail', 'instance', 'code', 'maxBytes'];
+
+function responseProblem(r: unknown, allowed: readonly string[]): string | undefined {
   if (r === null || typeof r !== 'object' || Array.isArray(r)) return 'not a response object';
   const o = r as Record<string, unknown>;
   if (o.jsonrpc !== '2.0') return 'jsonrpc is not "2.0"';
   if (!('id' in o)) return 'no id';
   if (o.id !== null && typeof o.id !== 'string' && typeof o.id !== 'number' && typeof o.id !== 'bigint') return 'an id that is not a string, number or null';
   if (('result' in o) === ('error' in o)) return 'not exactly one of result and error';
-  const extra = Object.keys(o).filter((k) => !['jsonrpc', 'id', 'result', 'error'].includes(k));
+  const extra = Object.keys(o).filter((k) => !['jsonrpc', 'id', 'result', 'error', ...allowed].includes(k));
   if (extra.length > 0) return `unexpected members ${extra.join(', ')}`;
   if ('error' in o) {
     const e = o.error as Record<string, unknown> | null;
