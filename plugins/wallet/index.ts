@@ -11,6 +11,7 @@ import { parseWalletConfig } from './config.js';
 import { CredentialRedeemer } from './credentials/redeem.js';
 import { CredentialStatusChecker } from './credentials/status.js';
 import { CredentialStore } from './credentials/store.js';
+import { StoredThrottle } from './guardians/limits.js';
 import { WalletAuthenticator } from './http/auth.js';
 import { LoginLimit } from './http/login-limit.js';
 import { createWalletRouter } from './http/router.js';
@@ -31,7 +32,9 @@ import { PriceFeed } from './market/prices.js';
 import { WalletMetrics } from './metrics.js';
 import type { WalletBase } from './services.js';
 import { ChallengeStore } from './users/challenges.js';
+import { KeyRevocations } from './users/key-revocations.js';
 import { Onboarding } from './users/onboarding.js';
+import { RecoveryWatch } from './users/recovery-watch.js';
 import { Registration } from './users/register.js';
 import { WalletSessions } from './users/sessions.js';
 import { Sponsor } from './users/sponsor.js';
@@ -40,13 +43,14 @@ import { VerificationRequests } from './verification/requests.js';
 
 /**
  * The wallet backend (seed 001 part B) on its own port (default 8084). Composition root: config →
- * store → sessions and users → the sponsor and onboarding → the history index (block stream) →
- * routes (/v1, /health) → background work (onboarding, the index, session and challenge sweeps)
- * → the metrics' gauges. Stopped in reverse order. The backend never holds a user's key: it
- * prepares unsigned transactions and relays signed ones. Docs: docs/wallet.md.
+ * store → sessions and users → the sponsor and onboarding → the history index (block stream, with
+ * the recovery watch that revokes replaced keys) → routes (/v1, /health) → background work
+ * (onboarding, the index, sweeps of sessions, challenges and recovery limits) → the metrics'
+ * gauges. Stopped in reverse order. The backend never holds a user's key: it prepares unsigned
+ * transactions and relays signed ones. Docs: docs/wallet.md.
  */
 
-/** how often expired sessions and challenges are deleted */
+/** how often expired sessions, challenges and recovery limits are deleted */
 const SWEEP_MS = 10 * 60_000;
 
 export function createWallet(): Plugin {
@@ -71,13 +75,14 @@ export function createWallet(): Plugin {
       const challenges = new ChallengeStore(base.db, base.now);
       const sponsor = await Sponsor.create(base, () => ctx.serviceKey());
       const onboarding = new Onboarding(base, sponsor);
-      const registration = metrics.countRegistrations(new Registration({ base, users, challenges, onboarding }));
-      const index = new TxIndex(base.db, { log });
+      const revocations = new KeyRevocations(base.db);
+      const registration = metrics.countRegistrations(new Registration({ base, users, challenges, onboarding, revocations }));
+      const index = new TxIndex(base.db, { log, watchers: [new RecoveryWatch({ db: base.db, chain: ctx.chain, users, revocations, now: base.now })] });
       const prices = new PriceFeed({ url: config.prices.url, cacheSeconds: config.prices.cacheSeconds, coinIds: config.prices.coinIds });
       const credentials = new CredentialStore(base.db);
       const credentialStatus = new CredentialStatusChecker({ chain: ctx.chain, kycUrl: () => config.kycUrl, now: base.now, log });
 
-      const router = createWalletRouter(ctx.http, new WalletAuthenticator({ sessions, users }), { errorsBase: config.errorsBase, log });
+      const router = createWalletRouter(ctx.http, new WalletAuthenticator({ sessions, users, revocations }), { errorsBase: config.errorsBase, log });
       mountHealth(router, {
         now: base.now,
         checks: walletChecks({
@@ -92,7 +97,7 @@ export function createWallet(): Plugin {
       });
       const loginLimit = () => new LoginLimit({ trustProxy: config.session.trustProxy });
       mountUsers(router, { registration, users, sessions, limit: loginLimit() });
-      mountSession(router, { users, sessions, internalSecret: config.internalSecret, limit: loginLimit() });
+      mountSession(router, { users, sessions, revocations, internalSecret: config.internalSecret, limit: loginLimit() });
       mountDirectory(router, { users });
       mountAddresses(router, { users });
       mountPortfolio(router, { chain: ctx.chain, users, adapters: new ChainAdapters(config.chains), prices });
@@ -113,7 +118,7 @@ export function createWallet(): Plugin {
         await indexRun;
       });
       const sweep = setInterval(() => {
-        void Promise.all([sessions.sweep(), challenges.sweep()]).catch((err: unknown) => log.warn({ err }, 'the wallet could not sweep expired sessions'));
+        void Promise.all([sessions.sweep(), challenges.sweep(), StoredThrottle.sweep(base.db, base.now())]).catch((err: unknown) => log.warn({ err }, 'the wallet could not sweep expired sessions'));
       }, SWEEP_MS);
       sweep.unref();
       stops.push(() => clearInterval(sweep));

@@ -38,6 +38,8 @@ export interface SessionRecord {
   /** null while onboarding: an OIDC handoff with no wallet yet */
   userId: string | null;
   oidc: { sub: string; email: string | null } | null;
+  /** the user's key when the session started: a recovery that replaces it ends the session (absent in older records) */
+  publicKey?: string;
   createdAt: number;
   /** the session ends at the first of: idle past the JWT lifetime, or `maxAgeHours` after sign-in */
   expiresAt: number;

@@ -185,6 +185,11 @@ t.test('a wallet from registration to guardian recovery on a real node', async (
     const doc = (await rpc.call('ledger_didResolve', [alice.did])) as any;
     const keys = doc.verificationMethod.map((m: any) => m.publicKeyMultibase);
     t.same(keys, [ed25519PublicKeyMultibase(newPhone.publicKey)], 'the DID document on chain ends with the new key');
+    const lost = await until('the wallet to end the lost phone\'s session', async () => {
+      const answer = await alice.call('GET', '/v1/users/me');
+      return answer.status === 401 && answer;
+    }, 20_000);
+    t.match(lost.body, { error: 'Unauthorized', code: 'KEY_REPLACED_BY_RECOVERY' }, 'the lost phone\'s session ends as soon as the wallet sees the recovery');
 
     // the old key can no longer act for the DID
     const oldNonce = await rpc.getNonce(alice.address);

@@ -3,7 +3,7 @@ import { invalid, LedgerError } from '../../../node/errors.js';
 import { addressFromPublicKey, formatAddress, isAddress } from '../../../node/protocol/address.js';
 import type { Payload } from '../../../node/protocol/payloads.js';
 import { SUCCESS } from '../../../node/protocol/receipt.js';
-import { key, prefix, type PluginDb, type Table } from '../../common/store/tables.js';
+import { key, prefix, type Batch, type PluginDb, type Table } from '../../common/store/tables.js';
 
 /**
  * The wallet's transaction history, indexed from the node's committed block stream.
@@ -74,6 +74,9 @@ export interface TxPage {
 
 export type BlockStream = (fromSeq: number, signal: AbortSignal) => AsyncIterable<CommittedBlock>;
 
+/** Another reader of the indexed blocks: what it writes goes in the batch that moves the cursor. */
+export type BlockWatcher = { apply(blocks: readonly CommittedBlock[], batch: Batch): Promise<void> };
+
 export interface TxIndexOptions {
   /** where a failed attempt is reported (the plugin's logger) */
   log?: { error(obj: object, msg: string): void };
@@ -85,6 +88,7 @@ export interface TxIndexOptions {
   idleMs?: number;
   /** the first retry delay after a failure, doubling up to 30 s (default 1000 ms) */
   retryMs?: number;
+  watchers?: BlockWatcher[];
 }
 
 export const DEFAULT_LIMIT = 20;
@@ -161,6 +165,7 @@ export class TxIndex {
       }
       next = c.seq + 1;
     }
+    for (const w of this.o.watchers ?? []) await w.apply(blocks, batch);
     batch.put(this.meta, 'cursor', next);
     await batch.write();
     this.next = next;

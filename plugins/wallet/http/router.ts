@@ -6,7 +6,8 @@ import { marketFailure } from '../market/errors.js';
 
 /**
  * The wallet surface's router (seed 001 B, "Errors"): Problem Details with type
- * `<errorsBase>/<status>`, except a missing or expired session, which is 401 `{error: "Unauthorized"}`.
+ * `<errorsBase>/<status>`, except a missing or expired session, which is 401 `{error: "Unauthorized"}`
+ * (with `code` and `detail` when the session was revoked).
  */
 
 /** the largest JSON body a wallet route reads (413 above): a signed transaction is at most 16 KB */
@@ -28,7 +29,11 @@ export interface WalletCaller {
 /** Thrown by the authenticator: answered as the seed's bare 401, not as a Problem. */
 export class SessionRequired extends Error {
   override readonly name = 'SessionRequired';
-  constructor(readonly clearCookie?: string) {
+  constructor(
+    readonly clearCookie?: string,
+    /** why a session that was live is refused now */
+    readonly revoked?: { code: string; detail: string },
+  ) {
     super('Unauthorized');
   }
 }
@@ -38,7 +43,7 @@ export type WalletRequest<L extends WalletLevel = WalletLevel> = RestRequest<L e
 export class WalletRouter extends RestRouter<WalletLevel, WalletCaller> {
   override problem(ctx: RequestContext, err: unknown): void {
     if (err instanceof SessionRequired) {
-      ctx.json(401, { error: 'Unauthorized' }, err.clearCookie ? { 'set-cookie': err.clearCookie } : {});
+      ctx.json(401, { error: 'Unauthorized', ...err.revoked }, err.clearCookie ? { 'set-cookie': err.clearCookie } : {});
       return;
     }
     // an upstream's failure is a 502 or a 503 Problem, as the market part decided

@@ -12,6 +12,7 @@ import type { Batch } from '../../common/store/tables.js';
 import type { WalletBase } from '../services.js';
 import type { AddressEntry, User } from '../types.js';
 import type { ChallengeStore, IssuedChallenge } from './challenges.js';
+import { keyReplaced, type KeyRevocations } from './key-revocations.js';
 import type { Onboarding, OnboardingRecord, OnboardingStatus } from './onboarding.js';
 import { newUserId, type UserStore } from './store.js';
 
@@ -25,7 +26,8 @@ import { newUserId, type UserStore } from './store.js';
  *     GET /v1/users/challenge signed by a key in the DID document's `authentication` list. A DID
  *     already registered here is signed in by such a proof (and its registered key becomes the
  *     proving key: after a guardian recovery moved the DID to a new key, this is how the user
- *     gets back in), else a user is created.
+ *     gets back in), else a user is created. A proof by a key that a recovery took from the DID
+ *     is 403 KEY_REPLACED_BY_RECOVERY (the chain no longer lists it: this only says why).
  * The backend verifies signatures; it never holds a key that can sign for a user.
  */
 
@@ -71,7 +73,7 @@ const BTC_ADDRESS = /^(?:[13mn2][1-9A-HJ-NP-Za-km-z]{25,34}|(?:bc|tb|bcrt)1[02-9
 const DERIVATION = /^m(?:\/\d{1,10}'?){0,10}$/;
 
 export class Registration {
-  constructor(private readonly d: { base: WalletBase; users: UserStore; challenges: ChallengeStore; onboarding: Onboarding }) {}
+  constructor(private readonly d: { base: WalletBase; users: UserStore; challenges: ChallengeStore; onboarding: Onboarding; revocations: Pick<KeyRevocations, 'of'> }) {}
 
   register(input: RegisterInput, link?: OidcLink): Promise<RegisterResult> {
     return 'signedDidCreate' in input ? this.create(input.signedDidCreate, input, link) : this.import(input.did, input.proof, input, link);
@@ -135,6 +137,8 @@ export class Registration {
     if (!doc.active) throw new LedgerError('DID_DEACTIVATED', `${did} is deactivated; it has no key that could sign in`, 'conflict');
     await challenges.take(proof.challenge, did);
     const key = authenticationKeys(doc).find((k) => verify(k, utf8(proof.challenge), proof.signature));
+    const replaced = key ? undefined : (await this.d.revocations.of(did)).find((r) => verify(Buffer.from(r.publicKey, 'hex'), utf8(proof.challenge), proof.signature));
+    if (replaced) throw keyReplaced(replaced);
     if (!key) throw new HttpProblem('forbidden', `the signature does not verify against any authentication key of ${did}`, { code: 'PROOF_INVALID', field: 'proof' });
     const publicKey = toHex(key);
     const address = addressFromPublicKey(key);

@@ -12,7 +12,9 @@ import type { SessionRecord } from '../types.js';
  * `tid` claim names a stored session. The JWT's lifetime is `session.ttl`; once half of it has
  * passed, the next authenticated request gets a fresh cookie, so an active user stays signed in
  * and an idle one is signed out. A session ends for good `session.maxAgeHours` after sign-in, and
- * at logout, which deletes the stored record: a copied JWT then no longer works either.
+ * at logout, which deletes the stored record: a copied JWT then no longer works either. A session
+ * belongs to the user's key at sign-in: the session check (http/auth.ts) refuses it once a
+ * recovery has replaced that key.
  */
 
 export const SESSION_COOKIE = 'ledger_wallet_session';
@@ -45,13 +47,14 @@ export class WalletSessions {
     return this.tokens.ttlSeconds;
   }
 
-  /** Starts a session (for a user, or an onboarding OIDC subject) and answers its Set-Cookie value. */
-  async start(ctx: RequestContext, who: { userId: string } | { oidc: { sub: string; email: string | null } }): Promise<{ session: SessionRecord; cookie: string }> {
+  /** Starts a session (for a user and its key, or an onboarding OIDC subject) and answers its Set-Cookie value. */
+  async start(ctx: RequestContext, who: { userId: string; publicKey: string } | { oidc: { sub: string; email: string | null } }): Promise<{ session: SessionRecord; cookie: string }> {
     const now = this.now();
     const session: SessionRecord = {
       id: randomBytes(16).toString('base64url'),
       userId: 'userId' in who ? who.userId : null,
       oidc: 'oidc' in who ? who.oidc : null,
+      ...('userId' in who ? { publicKey: who.publicKey } : {}),
       createdAt: now,
       expiresAt: this.expiry(now, now),
     };
@@ -59,8 +62,14 @@ export class WalletSessions {
     return { session, cookie: await this.cookie(ctx, session) };
   }
 
-  /** The request's live session, or undefined (no cookie, a bad or expired JWT, a logged-out session). */
+  /** The request's live session, renewed when due, or undefined (no cookie, a bad or expired JWT, a logged-out session). */
   async resolve(ctx: RequestContext): Promise<ResolvedSession | undefined> {
+    const found = await this.find(ctx);
+    return found && this.renew(ctx, found);
+  }
+
+  /** The request's live session as stored, and whether its JWT is past half its life; nothing is written. */
+  async find(ctx: RequestContext): Promise<{ session: SessionRecord; due: boolean } | undefined> {
     const token = readCookie(ctx.req, SESSION_COOKIE);
     if (!token) return undefined;
     let claims;
@@ -73,23 +82,33 @@ export class WalletSessions {
     const now = this.now();
     if (!session || session.expiresAt <= now) return undefined;
     if (claims.sub !== (session.userId ?? ONBOARDING_SUB)) return undefined;
-    if ((now / 1000) - claims.iat < this.tokens.ttlSeconds / 2) return { session };
-    const renewedSession = { ...session, expiresAt: this.expiry(session.createdAt, now) };
-    await this.table.put(session.id, renewedSession);
+    return { session, due: (now / 1000) - claims.iat >= this.tokens.ttlSeconds / 2 };
+  }
+
+  /** A found session, with a new JWT when its old one is past half its life. */
+  async renew(ctx: RequestContext, found: { session: SessionRecord; due: boolean }): Promise<ResolvedSession> {
+    if (!found.due) return { session: found.session };
+    const renewedSession = { ...found.session, expiresAt: this.expiry(found.session.createdAt, this.now()) };
+    await this.table.put(renewedSession.id, renewedSession);
     return { session: renewedSession, renewed: await this.cookie(ctx, renewedSession) };
   }
 
-  /** Links an onboarding session to the wallet just registered; its new Set-Cookie value. */
-  async attach(ctx: RequestContext, session: SessionRecord, userId: string): Promise<string> {
-    const linked = { ...session, userId, oidc: null };
+  /** Links an onboarding session to the wallet just registered (and its key); its new Set-Cookie value. */
+  async attach(ctx: RequestContext, session: SessionRecord, userId: string, publicKey: string): Promise<string> {
+    const linked = { ...session, userId, oidc: null, publicKey };
     await this.table.put(session.id, linked);
     return this.cookie(ctx, linked);
   }
 
   /** Ends the request's session, if any, and answers the Set-Cookie value that clears the cookie. */
   async end(ctx: RequestContext): Promise<string> {
-    const found = await this.resolve(ctx);
+    const found = await this.find(ctx);
     if (found) await this.table.del(found.session.id);
+    return this.clearing(ctx);
+  }
+
+  /** the Set-Cookie value that clears the session cookie */
+  clearing(ctx: RequestContext): string {
     return clearCookie(SESSION_COOKIE, { secure: this.secure(ctx) });
   }
 

@@ -9,6 +9,7 @@ import { WalletAuthenticator } from '../../../plugins/wallet/http/auth.js';
 import { createWalletRouter, type WalletRouter } from '../../../plugins/wallet/http/router.js';
 import type { WalletBase } from '../../../plugins/wallet/services.js';
 import type { User } from '../../../plugins/wallet/types.js';
+import { KeyRevocations } from '../../../plugins/wallet/users/key-revocations.js';
 import { WalletSessions } from '../../../plugins/wallet/users/sessions.js';
 import { newUserId, UserStore } from '../../../plugins/wallet/users/store.js';
 import { startTestNode, type TestNode } from '../../fixtures/real-node.js';
@@ -28,6 +29,8 @@ export interface WalletParts {
   base: WalletBase;
   users: UserStore;
   sessions: WalletSessions;
+  /** the keys recoveries replaced, which the authenticator refuses */
+  revocations: KeyRevocations;
   router: WalletRouter;
 }
 
@@ -81,8 +84,9 @@ class WalletTestPlugin implements Plugin {
     };
     const users = new UserStore(db);
     const sessions = await WalletSessions.create({ db, store: ctx.store, config, now: base.now });
-    const router = createWalletRouter(ctx.http, new WalletAuthenticator({ sessions, users }), { errorsBase: ERRORS_BASE, log: ctx.log });
-    this.parts = { ctx, base, users, sessions, router };
+    const revocations = new KeyRevocations(db);
+    const router = createWalletRouter(ctx.http, new WalletAuthenticator({ sessions, users, revocations }), { errorsBase: ERRORS_BASE, log: ctx.log });
+    this.parts = { ctx, base, users, sessions, revocations, router };
     await this.mount(this.parts);
     router.fallback('/v1');
   }
@@ -165,6 +169,6 @@ export async function storeSignedIn(parts: Pick<WalletParts, 'users' | 'sessions
     updatedAt: now,
   });
   const noRequest = { req: { headers: {}, socket: {} } } as never;
-  const { cookie } = await parts.sessions.start(noRequest, { userId: user.id });
+  const { cookie } = await parts.sessions.start(noRequest, { userId: user.id, publicKey: user.publicKey });
   return { user, seed, publicKey, cookie: cookie.split(';')[0]! };
 }

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { HttpProblem, validation } from '../../../common/http/problems.js';
 import { Reply } from '../../../common/http/router.js';
 import { onlyFields, onlyQuery, optionalString, requiredString } from '../../../common/http/validate.js';
+import { keyReplaced, type KeyRevocations } from '../../users/key-revocations.js';
 import type { WalletSessions } from '../../users/sessions.js';
 import type { UserStore } from '../../users/store.js';
 import type { LoginLimit } from '../login-limit.js';
@@ -17,7 +18,9 @@ import { refuseSecretParams, refuseSecrets } from '../secrets.js';
  * configured: 503; no header: 401 Problem; a wrong one: 403 Problem (the seed's bare 401 is only
  * for sessions). It answers exactly the seed's bodies: `{needsOnboarding: true}` with an
  * onboarding session cookie when no wallet is linked to `sub` (register with that cookie links the
- * new wallet), else `{id, did, needsOnboarding: false}` with the user's session cookie.
+ * new wallet), else `{id, did, needsOnboarding: false}` with the user's session cookie. A wallet
+ * whose key a recovery replaced is 403 `KEY_REPLACED_BY_RECOVERY`: it signs in again by proving
+ * the DID's new key, not through the handoff.
  *
  * `POST /v1/auth/logout` needs no session: it ends the cookie's session if there is one, clears
  * the cookie, and answers 204 either way.
@@ -26,6 +29,7 @@ import { refuseSecretParams, refuseSecrets } from '../secrets.js';
 export interface SessionDeps {
   users: UserStore;
   sessions: WalletSessions;
+  revocations: Pick<KeyRevocations, 'find'>;
   /** `plugins.wallet.internalSecret`; undefined: the handoff answers 503 */
   internalSecret: string | undefined;
   /** counts wrong or missing secrets only */
@@ -35,7 +39,7 @@ export interface SessionDeps {
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}$/;
 
 export function mountSession(router: WalletRouter, deps: SessionDeps): void {
-  const { users, sessions, limit } = deps;
+  const { users, sessions, revocations, limit } = deps;
   const expected = deps.internalSecret === undefined ? undefined : digest(deps.internalSecret);
 
   router.add('POST', '/v1/auth/session', 'none', async (req) => {
@@ -64,9 +68,11 @@ export function mountSession(router: WalletRouter, deps: SessionDeps): void {
       const { cookie } = await sessions.start(req.ctx, { oidc: { sub, email } });
       return new Reply(200, { needsOnboarding: true }, { 'set-cookie': cookie });
     }
+    const revoked = await revocations.find(linked.did, linked.publicKey);
+    if (revoked) throw keyReplaced(revoked);
     // the identity provider's email is the current one
     const user = email !== null && email !== linked.email ? await users.update(linked.id, (u) => ({ ...u, email })) : linked;
-    const { cookie } = await sessions.start(req.ctx, { userId: user.id });
+    const { cookie } = await sessions.start(req.ctx, { userId: user.id, publicKey: user.publicKey });
     return new Reply(200, { id: user.id, did: user.did, needsOnboarding: false }, { 'set-cookie': cookie });
   });
 

@@ -46,8 +46,8 @@ export function mountUsers(router: WalletRouter, deps: UsersDeps): void {
     const result = await registration.register(input, link);
     // the lost device's sessions end when the DID's new key signs in
     if (result.keyChanged) await sessions.endAllOf(result.user.id);
-    const cookie = onboarding ? await sessions.attach(req.ctx, onboarding, result.user.id) : (await sessions.start(req.ctx, { userId: result.user.id })).cookie;
     const { user } = result;
+    const cookie = onboarding ? await sessions.attach(req.ctx, onboarding, user.id, user.publicKey) : (await sessions.start(req.ctx, { userId: user.id, publicKey: user.publicKey })).cookie;
     return new Reply(result.created ? 201 : 200, { id: user.id, did: user.did, didStatus: result.didStatus, didStatusReason: result.didStatusReason, didTx: user.didTx }, { 'set-cookie': cookie });
   });
 

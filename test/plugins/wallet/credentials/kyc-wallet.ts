@@ -14,6 +14,7 @@ import { mountVerificationRequests } from '../../../../plugins/wallet/http/route
 import { createWalletRouter } from '../../../../plugins/wallet/http/router.js';
 import type { WalletBase } from '../../../../plugins/wallet/services.js';
 import type { User } from '../../../../plugins/wallet/types.js';
+import { KeyRevocations } from '../../../../plugins/wallet/users/key-revocations.js';
 import { WalletSessions } from '../../../../plugins/wallet/users/sessions.js';
 import { UserStore } from '../../../../plugins/wallet/users/store.js';
 import { VerificationRequests } from '../../../../plugins/wallet/verification/requests.js';
@@ -71,7 +72,7 @@ class CredentialWalletPlugin implements Plugin {
     const base: WalletBase = { config, db, log: ctx.log, chain: ctx.chain, network: ctx.network, chainId: ctx.chainId, submit: (json) => ctx.submit(json), publicUrl: () => '', now: Date.now };
     const users = new UserStore(db);
     const sessions = await WalletSessions.create({ db, store: ctx.store, config, now: base.now });
-    const router = createWalletRouter(ctx.http, new WalletAuthenticator({ sessions, users }), { errorsBase: ERRORS_BASE, log: ctx.log });
+    const router = createWalletRouter(ctx.http, new WalletAuthenticator({ sessions, users, revocations: new KeyRevocations(db) }), { errorsBase: ERRORS_BASE, log: ctx.log });
     const store = new CredentialStore(db);
     const status = new CredentialStatusChecker({ chain: ctx.chain, kycUrl: () => config.kycUrl, now: base.now, log: ctx.log });
     const redeemer = new CredentialRedeemer({ base, store, status });

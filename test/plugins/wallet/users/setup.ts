@@ -35,22 +35,31 @@ export interface UsersHarness extends WalletHarness {
 
 export async function startUsers(
   t: Test,
-  o: { config?: Record<string, unknown>; limit?: ThrottleRule; sessionLimit?: ThrottleRule; onboarding?: OnboardingOptions; worker?: boolean } = {},
+  o: {
+    config?: Record<string, unknown>;
+    limit?: ThrottleRule;
+    sessionLimit?: ThrottleRule;
+    onboarding?: OnboardingOptions;
+    worker?: boolean;
+    /** more routes or background work on the same parts */
+    mount?: (p: WalletParts) => void | Promise<void>;
+  } = {},
 ): Promise<UsersHarness> {
   let u!: UsersParts;
   const mount = async (p: WalletParts) => {
     const challenges = new ChallengeStore(p.base.db, p.base.now);
     const sponsor = await Sponsor.create(p.base, () => p.ctx.serviceKey());
     const onboarding = new Onboarding(p.base, sponsor, { pollMs: 50, ...o.onboarding });
-    const registration = new Registration({ base: p.base, users: p.users, challenges, onboarding });
+    const registration = new Registration({ base: p.base, users: p.users, challenges, onboarding, revocations: p.revocations });
     mountUsers(p.router, { registration, users: p.users, sessions: p.sessions, limit: new LoginLimit({ trustProxy: false, rule: o.limit ?? { max: 1000, windowMs: 60_000 } }) });
-    mountSession(p.router, { users: p.users, sessions: p.sessions, internalSecret: p.base.config.internalSecret, limit: new LoginLimit({ trustProxy: false, rule: o.sessionLimit ?? { max: 1000, windowMs: 60_000 } }) });
+    mountSession(p.router, { users: p.users, sessions: p.sessions, revocations: p.revocations, internalSecret: p.base.config.internalSecret, limit: new LoginLimit({ trustProxy: false, rule: o.sessionLimit ?? { max: 1000, windowMs: 60_000 } }) });
     mountDirectory(p.router, { users: p.users });
     mountAddresses(p.router, { users: p.users });
     // registered before the node's own teardown, so the worker stops while the node still runs
     t.teardown(() => onboarding.stop());
     if (o.worker !== false) await onboarding.start();
     u = { challenges, sponsor, onboarding, registration };
+    await o.mount?.(p);
   };
   const h = await startWallet(t, mount, { config: { internalSecret: SECRET, ...o.config } });
   return { ...h, u };
