@@ -8,6 +8,7 @@ import { ConsensusEngine } from './consensus/engine.js';
 import type { HaltReport } from './consensus/divergence.js';
 import { LevelConsensusStore } from './consensus/store-level.js';
 import { LedgerError } from './errors.js';
+import { registerConnectionMetrics } from './http/metrics.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './logging.js';
 import { Mempool } from './mempool/index.js';
@@ -210,7 +211,8 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
       log.fatal({ ...report }, 'consensus halted: this node\'s state disagrees with a quorum-certified chain, so it no longer votes, proposes or times out; see docs/consensus.md (a node that stops signing)');
     });
 
-    const http = new HttpServer({ host: config.rpc.host, port: config.rpc.port, maxBodyBytes: config.rpc.maxBodyBytes, log });
+    const { maxConnections, maxConnectionsPerIp } = config.rpc;
+    const http = new HttpServer({ host: config.rpc.host, port: config.rpc.port, maxBodyBytes: config.rpc.maxBodyBytes, connections: { maxConnections, maxConnectionsPerIp }, log });
     const rpc = createRpcServer({
       methods: createMethods({
         chainId: genesis.chainId,
@@ -272,6 +274,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     app.on('committed', () => headSignal.committed());
     const host = new PluginHost({ chainId: genesis.chainId, network: genesis.network, store, db, mempool, head: headSignal, metrics: metrics.registry, log, dataDir: config.dataDir });
     closers.push(() => host.stop());
+    registerConnectionMetrics(metrics.registry, () => [{ name: 'rpc', http }, ...host.servers()]);
     const plugins = await host.start(options.plugins ?? [], config.plugins);
     log.info({ rpc_url: rpcUrl, p2p: network.listenAddrs(), validator: me ? formatAddress(selfAddress) : null, plugins }, 'node started');
     return { rpcUrl, p2pAddrs: network.listenAddrs(), plugins, close };

@@ -10,6 +10,7 @@ import { MAX_REQUEST_COST } from '../rpc/verification/cost.js';
 import { BBS_BATCH_WINDOW_MS } from '../rpc/verification/bbs-batcher.js';
 import { defaultVerifyThreads } from '../rpc/verification/pool.js';
 import { ANSWER_WINDOW_MS, BACKLOG_BUSY, STANDBY_DELAY_MS } from '../verification/defaults.js';
+import { DEFAULT_CONNECTION_LIMITS } from '../http/connections.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -18,14 +19,17 @@ export const PLUGIN_NAMES = ['explorer', 'relay', 'kyc', 'wallet'] as const;
 export type PluginName = (typeof PLUGIN_NAMES)[number];
 
 /**
- * One plugin's section. Keys other than enabled/host/port are the plugin's own options and are
- * passed through untouched: the plugin validates them.
+ * One plugin's section. Keys other than enabled/host/port and the connection caps are the
+ * plugin's own options and are passed through untouched: the plugin validates them.
  */
 export interface PluginConfig {
   enabled: boolean;
   host: string;
   /** 0 = any free port */
   port: number;
+  /** connection caps of the plugin's HTTP server (http/connections.ts); the host keeps them */
+  maxConnections?: number;
+  maxConnectionsPerIp?: number;
   [option: string]: unknown;
 }
 
@@ -36,6 +40,9 @@ export interface NodeConfig {
     host: string;
     port: number;
     maxBodyBytes: number;
+    /** connection caps of the RPC port (http/connections.ts); 0 = no cap */
+    maxConnections: number;
+    maxConnectionsPerIp: number;
     maxBatch: number;
     maxInFlight: number;
     maxEventLoopLagMs: number;
@@ -65,14 +72,24 @@ const MiB = 1024 * 1024;
 
 export const PLUGIN_DEFAULT_PORTS: Readonly<Record<PluginName, number>> = { explorer: 8081, relay: 8082, kyc: 8083, wallet: 8084 };
 
+/** room for the explorer feed's 1,000 WebSockets and the relay's 10,000 live ones (docs/operators.md, "Connection limits") */
+export const PLUGIN_DEFAULT_MAX_CONNECTIONS: Readonly<Record<PluginName, number>> = { explorer: 2048, relay: 10_240, kyc: 1024, wallet: 1024 };
+
 export function defaultConfig(): NodeConfig {
-  const plugin = (name: PluginName): PluginConfig => ({ enabled: false, host: '127.0.0.1', port: PLUGIN_DEFAULT_PORTS[name] });
+  const plugin = (name: PluginName): PluginConfig => ({
+    enabled: false,
+    host: '127.0.0.1',
+    port: PLUGIN_DEFAULT_PORTS[name],
+    maxConnections: PLUGIN_DEFAULT_MAX_CONNECTIONS[name],
+    maxConnectionsPerIp: DEFAULT_CONNECTION_LIMITS.maxConnectionsPerIp,
+  });
   return {
     dataDir: DEFAULT_DATA_DIR,
     rpc: {
       host: '127.0.0.1',
       port: 8545,
       maxBodyBytes: MiB,
+      ...DEFAULT_CONNECTION_LIMITS,
       maxBatch: 100,
       maxInFlight: 256,
       maxEventLoopLagMs: 500,
@@ -110,6 +127,7 @@ export function intRule(min: number, max: number, what: string): Rule {
 }
 
 export const PORT = intRule(0, 65535, 'an integer port 0-65535 (0 = any free port)');
+const CONNECTIONS = intRule(0, 1_000_000, 'an integer number of connections from 0 (no cap) to 1000000');
 export const POSITIVE = intRule(1, Number.MAX_SAFE_INTEGER, 'a positive integer');
 /** a DNS name (RFC 1123 labels) such as localhost, or a literal IPv4/IPv6 address without brackets */
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
@@ -154,6 +172,8 @@ export const RULES: Readonly<Record<string, Rule>> = {
   'rpc.host': HOST,
   'rpc.port': PORT,
   'rpc.maxBodyBytes': intRule(1024, 1024 * MiB, 'an integer number of bytes from 1024 to 1 GiB'),
+  'rpc.maxConnections': CONNECTIONS,
+  'rpc.maxConnectionsPerIp': CONNECTIONS,
   'rpc.maxBatch': intRule(1, 10_000, 'an integer from 1 to 10000'),
   'rpc.maxInFlight': intRule(1, 100_000, 'an integer from 1 to 100000'),
   'rpc.maxEventLoopLagMs': intRule(0, 60_000, 'an integer number of milliseconds from 0 (off) to 60000'),
@@ -185,6 +205,8 @@ export const RULES: Readonly<Record<string, Rule>> = {
       [`plugins.${p}.enabled`, BOOL],
       [`plugins.${p}.host`, HOST],
       [`plugins.${p}.port`, PORT],
+      [`plugins.${p}.maxConnections`, CONNECTIONS],
+      [`plugins.${p}.maxConnectionsPerIp`, CONNECTIONS],
     ]),
   ),
   // the scale-out backends (docs/operators.md); unset, the plugins keep their data in the node's LevelDB

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { serviceKeyPath } from '../config/datadir.js';
 import { readKeyFile } from '../config/keyfile.js';
-import type { PluginConfig } from '../config/schema.js';
+import { PLUGIN_DEFAULT_MAX_CONNECTIONS, type PluginConfig, type PluginName } from '../config/schema.js';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../http/connections.js';
 import { HttpServer } from '../http/server.js';
 import type { Logger } from '../logging.js';
 import type { Mempool } from '../mempool/index.js';
@@ -65,7 +66,7 @@ export class PluginHost {
 
   private async startOne(plugin: Plugin, section: PluginConfig): Promise<PluginState> {
     const log = this.d.log.child({ plugin: plugin.name });
-    const http = new HttpServer({ host: section.host, port: section.port, maxBodyBytes: PLUGIN_MAX_BODY_BYTES, log });
+    const http = new HttpServer({ host: section.host, port: section.port, maxBodyBytes: PLUGIN_MAX_BODY_BYTES, connections: connectionLimits(plugin.name, section), log });
     const abort = new AbortController();
     const ctx = this.context(plugin, section, http, abort.signal, log);
     try {
@@ -98,13 +99,18 @@ export class PluginHost {
       http,
       log,
       metrics: this.d.metrics,
-      config: { ...config },
+      config: pluginOptions(config),
       serviceKey: async () => {
         if (this.d.dataDir === undefined) return undefined;
         const path = serviceKeyPath(this.d.dataDir, plugin.name);
         return existsSync(path) ? (await readKeyFile(path)).seed : undefined;
       },
     };
+  }
+
+  /** the running plugins' HTTP servers, for /metrics */
+  servers(): Array<{ name: string; http: HttpServer }> {
+    return this.running.map((r) => ({ name: r.plugin.name, http: r.http }));
   }
 
   states(): PluginState[] {
@@ -123,4 +129,16 @@ export class PluginHost {
       await r.http.close();
     }
   }
+}
+
+/** A section's connection caps, or the defaults of a plugin of that name. */
+function connectionLimits(name: string, section: PluginConfig): ConnectionLimits {
+  const fallback = PLUGIN_DEFAULT_MAX_CONNECTIONS[name as PluginName] ?? DEFAULT_CONNECTION_LIMITS.maxConnections;
+  return { maxConnections: section.maxConnections ?? fallback, maxConnectionsPerIp: section.maxConnectionsPerIp ?? DEFAULT_CONNECTION_LIMITS.maxConnectionsPerIp };
+}
+
+/** The section without the host's own connection caps: a plugin refuses options it does not know. */
+function pluginOptions(section: PluginConfig): PluginConfig {
+  const { maxConnections: _total, maxConnectionsPerIp: _perIp, ...own } = section;
+  return own;
 }

@@ -40,8 +40,8 @@ export interface PluginContext {
    * directory (an in-memory node in tests and benches).
    */
   readonly dataDir?: string;
-  /** the plugin's own HTTP server (its own port): mount routes in start(); the host listens after */
-  readonly http: Pick<HttpServer, 'route' | 'server'>;
+  /** the plugin's own HTTP server (its own port): mount routes in start(), raise its 1 MiB body limit for larger uploads; the host listens after */
+  readonly http: Pick<HttpServer, 'route' | 'server' | 'raiseBodyLimit'>;
   readonly log: Logger;
   /** the node's registry, served at /metrics: name metrics `ledger_<plugin>_...` */
   readonly metrics: Registry;

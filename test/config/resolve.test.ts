@@ -27,6 +27,8 @@ t.test('defaults match the architecture table', async (t) => {
     host: '127.0.0.1',
     port: 8545,
     maxBodyBytes: 1024 * 1024,
+    maxConnections: 1024,
+    maxConnectionsPerIp: 256,
     maxBatch: 100,
     maxInFlight: 256,
     maxEventLoopLagMs: 500,
@@ -38,6 +40,7 @@ t.test('defaults match the architecture table', async (t) => {
   });
   t.equal(c.p2p.port, 30333);
   t.same([c.plugins.explorer.port, c.plugins.relay.port, c.plugins.kyc.port, c.plugins.wallet.port], [8081, 8082, 8083, 8084]);
+  t.same([c.plugins.explorer, c.plugins.relay, c.plugins.kyc, c.plugins.wallet].map((p) => [p.maxConnections, p.maxConnectionsPerIp]), [[2048, 256], [10_240, 256], [1024, 256], [1024, 256]]);
   t.equal(c.log.level, 'info');
   t.same(c.mempool, { maxTransactions: 50_000, maxBytes: 64 * 1024 * 1024, maxPerSender: 1000, verifyThreads: 0 });
   t.same(c.consensus, { idleBlockIntervalMs: 1000, minBlockIntervalMs: 25, fullBlockTransactions: 1000, roundTimeoutMs: 2000, maxBlockTransactions: 5000 });
@@ -92,7 +95,7 @@ t.test('bootstrap peers and plugin switches', async (t) => {
 
 t.test('plugin sections carry free-form options', async (t) => {
   const c = resolveConfig({ file: file({ plugins: { kyc: { enabled: true, provider: { name: 'x' }, maxSessions: 5 } } }), env: {}, flags: {} });
-  t.same(c.plugins.kyc, { enabled: true, host: '127.0.0.1', port: 8083, provider: { name: 'x' }, maxSessions: 5 });
+  t.same(c.plugins.kyc, { enabled: true, host: '127.0.0.1', port: 8083, maxConnections: 1024, maxConnectionsPerIp: 256, provider: { name: 'x' }, maxSessions: 5 });
   t.notOk('provider' in c.plugins.relay, 'options stay in their section');
 });
 
@@ -122,6 +125,9 @@ t.test('file validation names the key', async (t) => {
   badConfig(t, r({ plugins: { explorer: { enabled: 'yes' } } }), 'plugins.explorer.enabled', /boolean/);
   badConfig(t, r({ dataDir: '' }), 'dataDir', /non-empty path/);
   badConfig(t, r({ verification: { backlogBusy: 0 } }), 'verification.backlogBusy', /from 1 to 100000/);
+  badConfig(t, r({ rpc: { maxConnections: -1 } }), 'rpc.maxConnections', /from 0 \(no cap\) to 1000000/);
+  badConfig(t, r({ plugins: { relay: { maxConnectionsPerIp: '100' } } }), 'plugins.relay.maxConnectionsPerIp', /integer number of connections/);
+  t.equal(r({ plugins: { relay: { maxConnections: 0 } } })().plugins.relay.maxConnections, 0, '0: no cap');
   badConfig(t, r({ verification: { standbyDelayMs: 600_001 } }), 'verification.standbyDelayMs', /from 0 \(every member answers at once\) to 600000/);
   t.throws(r([1, 2]), /must hold a JSON object/);
 });

@@ -85,6 +85,8 @@ t.test('a one-validator node over real HTTP: transfers, DIDs, errors, and kill -
     t.match(await post('{"jsonrpc":"2.0","id":1,"method":"ledger_credentialsBySubject","params":["did:ledger:testnet:2WRXAwiHCW7rvEpkN1nPmFY5hiUC"]}'), { error: { code: -32001 } });
     const big = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(2 * 1024 * 1024) });
     t.equal(big.status, 413);
+    t.match(await big.json(), { code: 'BODY_TOO_LARGE', maxBytes: 1024 * 1024, error: { code: -32600 } }, 'a Problem that is also a JSON-RPC error');
+    t.match(await (await fetch(`${node.url}/metrics`)).text(), /^ledger_http_connections\{server="rpc"\} [1-9]/m, 'the RPC port counts its connections');
     const batch = (await post('[{"jsonrpc":"2.0","id":1,"method":"ledger_blockNumber"},{"jsonrpc":"2.0","id":2,"method":"nope"}]')) as unknown[];
     t.equal(batch.length, 2);
 

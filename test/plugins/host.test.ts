@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { buildTransfer, signAndEncode } from '../../node/client/builder.js';
 import { openDatabase } from '../../node/state/db.js';
@@ -8,6 +9,7 @@ import { PluginHost } from '../../node/plugins/host.js';
 import type { Plugin, PluginContext } from '../../node/plugins/types.js';
 import { utf8 } from '../../node/protocol/bytes.js';
 import { nextBlock } from '../fixtures/chain-blocks.js';
+import { chunked, parseResponse, pump, rawConnection } from '../fixtures/raw-connection.js';
 import { CHAIN, funder, setup } from '../rpc/ledger/harness.js';
 
 const section = (enabled = true) => ({ enabled, host: '127.0.0.1', port: 0 });
@@ -109,4 +111,55 @@ t.test('a context: own namespace, read-only chain view, submit to the mempool, s
   await host.stop();
   await reading;
   t.same(seen, [0, 1, 2], 'the stream ended when the plugin stopped');
+});
+
+t.test("a plugin's port has the shared connection caps and body limit; the caps stay with the host", async (t) => {
+  const { host } = await hostFor(t);
+  const MiB = 1024 * 1024;
+  let config: unknown;
+  const uploads: Plugin = {
+    name: 'uploads',
+    async start(ctx) {
+      config = ctx.config;
+      ctx.http.raiseBodyLimit(2 * MiB);
+      ctx.http.route('GET', '/hello', (r) => r.json(200, { ok: true }));
+      ctx.http.route('POST', '/json', async (r) => r.json(200, { bytes: (await r.readBody()).length }));
+      ctx.http.route('POST', '/upload', async (r) => r.json(200, { bytes: (await r.readBody(2 * MiB)).length }));
+    },
+    async stop() {},
+  };
+  await host.start([uploads], { uploads: { ...section(), maxConnections: 0, maxConnectionsPerIp: 2 } });
+  t.same(config, section(), 'the plugin sees its own options only');
+  const { http } = host.servers()[0]!;
+  const port = (http.server.address() as AddressInfo).port;
+
+  /** One request on its own connection; resolves with the answer once the server closes it. */
+  const ask = async (head: string, body = Buffer.alloc(0)) => {
+    const c = await rawConnection(port);
+    c.socket.write(head);
+    void pump(c.socket, body.length);
+    return parseResponse((await c.closed).text);
+  };
+  const close = 'Host: x\r\nConnection: close';
+  t.equal((await ask(`POST /upload HTTP/1.1\r\n${close}\r\nContent-Length: ${1.5 * MiB}\r\n\r\n`, Buffer.alloc(1.5 * MiB))).status, 200, 'a raised limit takes a larger upload');
+  const route = await ask(`POST /json HTTP/1.1\r\n${close}\r\nContent-Length: ${1.5 * MiB}\r\n\r\n`, Buffer.alloc(1.5 * MiB));
+  t.equal(route.status, 413, "a route's own cap still holds");
+  t.match(JSON.parse(route.body), { code: 'BODY_TOO_LARGE', maxBytes: MiB });
+  const declared = await ask(`POST /hello HTTP/1.1\r\n${close}\r\nContent-Length: ${3 * MiB}\r\n\r\n`, Buffer.alloc(3 * MiB));
+  t.equal(declared.status, 413, 'over the server limit, on any path');
+  t.match(JSON.parse(declared.body), { type: '/errors/413', code: 'BODY_TOO_LARGE', maxBytes: 2 * MiB, instance: '/hello' });
+  const c = await rawConnection(port);
+  c.socket.write(`POST /upload HTTP/1.1\r\n${close}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+  await pump(c.socket, 3 * MiB, chunked);
+  c.socket.write('0\r\n\r\n');
+  const streamed = parseResponse((await c.closed).text);
+  t.equal(streamed.status, 413, 'a chunked body, at the chunk that crosses the limit');
+  t.match(JSON.parse(streamed.body), { maxBytes: 2 * MiB });
+
+  const idle = [await rawConnection(port), await rawConnection(port)];
+  t.teardown(() => idle.forEach((c) => c.socket.destroy()));
+  const refused = parseResponse((await (await rawConnection(port)).closed).text);
+  t.equal(refused.status, 503, 'the third connection from one address');
+  t.match(JSON.parse(refused.body), { code: 'TOO_MANY_CONNECTIONS_PER_IP', limit: 2 });
+  t.match(http.connectionStats(), { open: 2, refused: { per_ip: 1 } });
 });
