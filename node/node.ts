@@ -3,6 +3,7 @@ import { ChainApp, type CommittedBlock } from './chain/app.js';
 import { buildGenesisBlock } from './chain/genesis-block.js';
 import { dataPaths, type NodeConfig } from './config/index.js';
 import { readValidatorKeyFile } from './config/keyfile.js';
+import type { ServiceKeySecret } from './config/service-key-secret.js';
 import { BlsQuorumCrypto } from './consensus/crypto.js';
 import { ConsensusEngine } from './consensus/engine.js';
 import type { HaltReport } from './consensus/divergence.js';
@@ -56,8 +57,11 @@ export interface RunningNode {
  * transaction gossip run over libp2p whatever the number of validators: a one-validator network
  * reaches its quorum alone and still serves full nodes that connect to it.
  */
-/** `plugins`: the plugins that exist (the entry point passes them; node/ never imports plugins/). */
-export async function startNode(config: NodeConfig, log: Logger, options: { plugins?: readonly Plugin[] } = {}): Promise<RunningNode> {
+/**
+ * `plugins`: the plugins that exist (the entry point passes them; node/ never imports plugins/).
+ * `serviceKeySecret`: what their own keys are encrypted under (`ledger start` resolves it).
+ */
+export async function startNode(config: NodeConfig, log: Logger, options: { plugins?: readonly Plugin[]; serviceKeySecret?: ServiceKeySecret } = {}): Promise<RunningNode> {
   const closers: Array<() => Promise<void> | void> = [];
   const close = async () => {
     for (const c of closers.reverse()) {
@@ -272,7 +276,7 @@ export async function startNode(config: NodeConfig, log: Logger, options: { plug
     const rpcUrl = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`;
     const headSignal = new HeadSignal();
     app.on('committed', () => headSignal.committed());
-    const host = new PluginHost({ chainId: genesis.chainId, network: genesis.network, store, db, mempool, head: headSignal, metrics: metrics.registry, log, dataDir: config.dataDir });
+    const host = new PluginHost({ chainId: genesis.chainId, network: genesis.network, store, db, mempool, head: headSignal, metrics: metrics.registry, log, dataDir: config.dataDir, serviceKeySecret: options.serviceKeySecret });
     closers.push(() => host.stop());
     registerConnectionMetrics(metrics.registry, () => [{ name: 'rpc', http }, ...host.servers()]);
     const plugins = await host.start(options.plugins ?? [], config.plugins);

@@ -1,4 +1,6 @@
+import type { ResealedSecrets, ServiceKeySecret } from '../config/service-key-secret.js';
 import type { Plugin } from '../plugins/types.js';
+import type { BinarySublevel } from '../state/db.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** Where a command writes and what it reads from its environment; tests pass their own. */
@@ -15,6 +17,12 @@ export interface CliIo {
 export interface PluginEntry {
   readonly name: string;
   load(): Promise<Plugin>;
+  /**
+   * For a plugin that keeps secrets sealed under the service-key secret: the writes that
+   * re-encrypt them in its namespace `store` (`ledger service-keys rotate`). It writes nothing,
+   * so that the command commits every plugin's in one batch, or none when a secret does not open.
+   */
+  resealSecrets?(store: BinarySublevel, from: ServiceKeySecret, to: ServiceKeySecret): Promise<ResealedSecrets>;
 }
 
 export const EXIT_OK = 0;

@@ -28,8 +28,8 @@ function readConfigFile(path: string): unknown {
 /**
  * Finds and reads the config file, then resolves. The file is `--config <path>` (or
  * LEDGER_CONFIG) when given, and must then exist; otherwise `<dataDir>/config.json` if present,
- * where dataDir comes from the flags, the environment or the default. The returned dataDir is
- * absolute (relative paths are taken from `cwd`).
+ * where dataDir comes from the flags, the environment or the default. The returned dataDir and
+ * serviceKeySecretFile are absolute (relative paths are taken from `cwd`).
  */
 export function loadConfig(args: { flags: FlagValues; env: Readonly<Record<string, string | undefined>>; cwd: string }): LoadedConfig {
   const { flags, env, cwd } = args;
@@ -45,6 +45,7 @@ export function loadConfig(args: { flags: FlagValues; env: Readonly<Record<strin
   const file = configPath === undefined ? undefined : { path: configPath, value: readConfigFile(configPath) };
   const config = resolveConfig({ file, env, flags });
   if (!isAbsolute(config.dataDir)) config.dataDir = resolve(cwd, config.dataDir);
+  if (config.serviceKeySecretFile !== undefined) config.serviceKeySecretFile = resolve(cwd, config.serviceKeySecretFile);
   return configPath === undefined ? { config } : { config, configPath };
 }
 

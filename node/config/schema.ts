@@ -64,6 +64,8 @@ export interface NodeConfig {
   /** this validator's side of verification requests (docs/protocol.md, "Who answers, and when"; docs/rpc.md, "Busy") */
   verification: { standbyDelayMs: number; answerWindowMs: number; backlogBusy: number };
   plugins: Record<PluginName, PluginConfig>;
+  /** a file holding the secret the plugins' service keys are encrypted under (config/service-key-secret.ts); unset: LEDGER_SERVICE_KEY_SECRET, else one in the data directory */
+  serviceKeySecretFile?: string;
   /** ledger_credentialsBySubject; only the env var LEDGER_RPC_ALLOW_SUBJECT_ENUMERATION=1 turns it on */
   rpcAllowSubjectEnumeration: boolean;
 }
@@ -215,6 +217,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   'plugins.explorer.postgresUrl': POSTGRES_URL,
   // the relay mediator's keys (docs/relay.md, "The mediator's identity"), for a container's mounted secret
   'plugins.relay.keysFile': PATH,
+  serviceKeySecretFile: PATH,
 };
 
 /**
@@ -245,6 +248,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'plugins.relay.redisUrl', env: 'LEDGER_RELAY_REDIS_URL', flag: 'relay-redis-url' },
   { path: 'plugins.relay.keysFile', env: 'LEDGER_RELAY_KEYS_FILE', flag: 'relay-keys-file' },
   { path: 'plugins.explorer.postgresUrl', env: 'LEDGER_EXPLORER_POSTGRES_URL', flag: 'explorer-postgres-url' },
+  { path: 'serviceKeySecretFile', env: 'LEDGER_SERVICE_KEY_SECRET_FILE', flag: 'service-key-secret-file' },
 ];
 
 /** `all`, `none`, or a comma-separated list of plugin names: exactly those are enabled */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { serviceKeyPath } from '../config/datadir.js';
 import { readKeyFile } from '../config/keyfile.js';
 import { PLUGIN_DEFAULT_MAX_CONNECTIONS, type PluginConfig, type PluginName } from '../config/schema.js';
+import { resolveServiceKeySecret, type ServiceKeySecret } from '../config/service-key-secret.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../http/connections.js';
 import { HttpServer } from '../http/server.js';
 import type { Logger } from '../logging.js';
@@ -35,6 +36,8 @@ export interface PluginHostDeps {
   log: Logger;
   /** the data directory, where `ledger init` leaves the plugins' service keys */
   dataDir?: string;
+  /** what the plugins' own keys are encrypted under; `ledger start` resolves it (config/service-key-secret.ts), else the data directory's or one in memory */
+  serviceKeySecret?: ServiceKeySecret;
 }
 
 export type PluginState = { name: string; state: 'running'; url: string } | { name: string; state: 'failed'; error: string };
@@ -48,6 +51,7 @@ interface Running {
 export class PluginHost {
   private readonly running: Running[] = [];
   private readonly started: PluginState[] = [];
+  private secret: Promise<ServiceKeySecret> | undefined;
 
   constructor(private readonly d: PluginHostDeps) {}
 
@@ -105,6 +109,7 @@ export class PluginHost {
         const path = serviceKeyPath(this.d.dataDir, plugin.name);
         return existsSync(path) ? (await readKeyFile(path)).seed : undefined;
       },
+      serviceKeySecret: () => (this.secret ??= this.d.serviceKeySecret ? Promise.resolve(this.d.serviceKeySecret) : resolveServiceKeySecret({ env: {}, dataDir: this.d.dataDir })),
     };
   }
 

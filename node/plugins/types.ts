@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { CommittedBlock } from '../chain/app.js';
 import type { PluginConfig } from '../config/schema.js';
+import type { ServiceKeySecret } from '../config/service-key-secret.js';
 import type { HttpServer } from '../http/server.js';
 import type { Logger } from '../logging.js';
 import type { BinarySublevel } from '../state/db.js';
@@ -53,4 +54,9 @@ export interface PluginContext {
    * sends transactions adopts it as its own key on first start.
    */
   serviceKey(): Promise<Uint8Array | undefined>;
+  /**
+   * The node's service-key secret, which a plugin's own keys are encrypted under in its store
+   * (plugins/common/secrets): the same object on every call, for every plugin.
+   */
+  serviceKeySecret(): Promise<ServiceKeySecret>;
 }

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadConfig } from '../../node/config/load.js';
 import { readSecretFile, resolveServiceKeySecret, SERVICE_KEY_SECRET_ENV, writeSecretFile } from '../../node/config/service-key-secret.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -79,4 +80,12 @@ t.test('a short, missing or absent secret is an error, never a fresh secret', as
   const path = join(dir, 'new.secret');
   await writeSecretFile(path);
   await t.rejects(writeSecretFile(path), { code: 'SERVICE_KEY_SECRET_FILE_EXISTS' }, 'a secret is never overwritten');
+});
+
+t.test('serviceKeySecretFile: from the config file, LEDGER_SERVICE_KEY_SECRET_FILE or --service-key-secret-file, made absolute', async (t) => {
+  const cwd = t.testdir({ data: { 'config.json': JSON.stringify({ serviceKeySecretFile: '/etc/ledger/from-file.secret' }) } });
+  t.equal(loadConfig({ flags: {}, env: {}, cwd }).config.serviceKeySecretFile, '/etc/ledger/from-file.secret');
+  t.equal(loadConfig({ flags: {}, env: { LEDGER_SERVICE_KEY_SECRET_FILE: 'rel/env.secret' }, cwd }).config.serviceKeySecretFile, join(cwd, 'rel', 'env.secret'));
+  t.equal(loadConfig({ flags: { 'service-key-secret-file': 'flag.secret' }, env: {}, cwd }).config.serviceKeySecretFile, join(cwd, 'flag.secret'));
+  t.equal(loadConfig({ flags: {}, env: {}, cwd: t.testdir({}) }).config.serviceKeySecretFile, undefined);
 });

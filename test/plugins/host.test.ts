@@ -5,6 +5,7 @@ import { openDatabase } from '../../node/state/db.js';
 import { createLogger } from '../../node/logging.js';
 import { Registry } from 'prom-client';
 import { HeadSignal, committedBlocks } from '../../node/plugins/block-stream.js';
+import { resolveServiceKeySecret, SERVICE_KEY_SECRET_ENV } from '../../node/config/service-key-secret.js';
 import { PluginHost } from '../../node/plugins/host.js';
 import type { Plugin, PluginContext } from '../../node/plugins/types.js';
 import { utf8 } from '../../node/protocol/bytes.js';
@@ -111,6 +112,23 @@ t.test('a context: own namespace, read-only chain view, submit to the mempool, s
   await host.stop();
   await reading;
   t.same(seen, [0, 1, 2], 'the stream ended when the plugin stopped');
+});
+
+t.test('every plugin gets the one service-key secret: the one the host was handed, else one in memory', async (t) => {
+  const { host, store, db, mempool, head } = await hostFor(t);
+  const a = probe('alpha', []);
+  const b = probe('beta', []);
+  await host.start([a, b], { alpha: section(), beta: section() });
+  const secret = await a.ctx!.serviceKeySecret();
+  t.equal(await b.ctx!.serviceKeySecret(), secret, 'the same object for every plugin and call');
+  t.equal(secret.kind, 'memory', 'a node without a data directory holds a random one in memory');
+
+  const handed = await resolveServiceKeySecret({ env: { [SERVICE_KEY_SECRET_ENV]: 'the-secret-ledger-start-resolved' } });
+  const other = new PluginHost({ chainId: CHAIN, network: 'testnet', store, db, mempool, head, metrics: new Registry(), log: createLogger({ level: 'silent' }), serviceKeySecret: handed });
+  t.teardown(() => other.stop());
+  const c = probe('gamma', []);
+  await other.start([c], { gamma: section() });
+  t.equal(await c.ctx!.serviceKeySecret(), handed);
 });
 
 t.test("a plugin's port has the shared connection caps and body limit; the caps stay with the host", async (t) => {

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { dataPaths } from '../../config/datadir.js';
 import { loadConfig } from '../../config/load.js';
-import { FOLLOW_ENV, SUBJECT_ENUMERATION_ENV, type PluginName } from '../../config/schema.js';
-import { createLogger } from '../../logging.js';
+import { FOLLOW_ENV, SUBJECT_ENUMERATION_ENV, type NodeConfig, type PluginName } from '../../config/schema.js';
+import { resolveServiceKeySecret, type ServiceKeySecret } from '../../config/service-key-secret.js';
+import { createLogger, type Logger } from '../../logging.js';
 import { startNode } from '../../node.js';
 import { parseCommandArgs, printJson, stringFlag, type CliIo, type Options } from '../io.js';
 import { prepareFollower } from './follow.js';
@@ -31,6 +32,7 @@ export const CONFIG_FLAGS: Options = {
   'relay-redis-url': { type: 'string' },
   'relay-keys-file': { type: 'string' },
   'explorer-postgres-url': { type: 'string' },
+  'service-key-secret-file': { type: 'string' },
 };
 
 export const startHelp = `ledger start: run the node
@@ -67,6 +69,9 @@ Options:
   --relay-keys-file <f>    the relay mediator's keys (a 0600 JSON file), so its DIDs do not
                            depend on the data directory
   --explorer-postgres-url <u>  the explorer's index in Postgres
+  --service-key-secret-file <f>  the secret the KYC and wallet keys are encrypted under in
+                           the store (a 0600 file; default: $LEDGER_SERVICE_KEY_SECRET, else
+                           <data-dir>/secrets/service-keys.secret, made on first start)
 
 Every option also has an environment variable; see docs/operators.md.
 
@@ -75,6 +80,23 @@ Examples:
   ledger start --data-dir /var/lib/ledger --rpc-host 0.0.0.0 --log-level debug
   LEDGER_RPC_PORT=9545 ledger start --plugins explorer,wallet
   ledger start --follow http://10.0.0.2:8545 --data-dir ./relay-b --plugins relay`;
+
+/**
+ * The service-key secret, before anything starts: a secret file others may read stops the node
+ * here, with its error. A secret made in the data directory is announced once, when it is made.
+ */
+async function startSecret(config: NodeConfig, io: CliIo, log: Logger): Promise<ServiceKeySecret> {
+  const secret = await resolveServiceKeySecret({ env: io.env, file: config.serviceKeySecretFile, dataDir: config.dataDir });
+  if (secret.generated) {
+    log.warn(
+      { service_key_secret: secret.source },
+      'no service-key secret is configured: made one in the data directory. Beside the data it protects against a leak of the store alone, not against a copy of the directory: move it elsewhere and set serviceKeySecretFile (docs/operators.md, "The service-key secret")',
+    );
+  } else {
+    log.info({ service_key_secret: secret.source }, 'the plugins\' service keys are encrypted under the service-key secret');
+  }
+  return secret;
+}
 
 export async function runStart(argv: string[], io: CliIo): Promise<number> {
   const p = parseCommandArgs('start', argv, { ...CONFIG_FLAGS, follow: { type: 'string' } });
@@ -100,7 +122,8 @@ export async function runStart(argv: string[], io: CliIo): Promise<number> {
   }
 
   const enabled = (io.plugins ?? []).filter((entry) => config.plugins[entry.name as PluginName]?.enabled);
-  const node = await startNode(config, log, { plugins: await Promise.all(enabled.map((entry) => entry.load())) });
+  const serviceKeySecret = enabled.some((entry) => entry.resealSecrets) ? await startSecret(config, io, log) : undefined;
+  const node = await startNode(config, log, { plugins: await Promise.all(enabled.map((entry) => entry.load())), serviceKeySecret });
   printJson(io, { rpc_url: node.rpcUrl, p2p: node.p2pAddrs, plugins: node.plugins });
 
   return new Promise<number>((resolveExit) => {
