@@ -31,7 +31,7 @@ import { loadBbsKey } from './issuance/bbs.js';
 import { IssuerDid } from './issuance/issuer-did.js';
 import { loadServiceKey } from '../common/chain/service-key.js';
 import { Revoker } from './issuance/revocation.js';
-import { ISSUER_KEY_TABLE, ISSUER_SIGNER, ISSUER_TX_TABLE } from './issuance/tables.js';
+import { ISSUER_BBS_ROW, ISSUER_SEED_ROW, ISSUER_SIGNER, ISSUER_TX_TABLE } from './issuance/tables.js';
 import { TxSender } from '../common/chain/tx-sender.js';
 import { KycMetrics } from './metrics.js';
 import { OfferStore } from './oid4vci/offers.js';
@@ -108,8 +108,8 @@ export function createKyc(): Plugin {
       const webhooks = new KycWebhooks(base);
       const events = metrics.countEvents(webhooks);
 
-      const key = await loadServiceKey(base.db, ISSUER_KEY_TABLE, ctx.network, () => ctx.serviceKey());
-      const bbsKey = await loadBbsKey(base.db, ISSUER_KEY_TABLE, base.now);
+      const key = await loadServiceKey(base.db, ISSUER_SEED_ROW, ctx.network, ctx);
+      const bbsKey = await loadBbsKey(base.db, ISSUER_BBS_ROW, ctx, base.now);
       const tx = new TxSender({ ...base, table: ISSUER_TX_TABLE, signer: ISSUER_SIGNER }, key);
       const offers = new OfferStore(base);
       const issuance = new IssuanceService(base, key, bbsKey, tx, offers);

@@ -73,7 +73,7 @@ export function createWallet(): Plugin {
       const users = new UserStore(base.db);
       const sessions = await WalletSessions.create({ db: base.db, store: ctx.store, config, now: base.now });
       const challenges = new ChallengeStore(base.db, base.now);
-      const sponsor = await Sponsor.create(base, () => ctx.serviceKey());
+      const sponsor = await Sponsor.create(base, ctx);
       const onboarding = new Onboarding(base, sponsor);
       const revocations = new KeyRevocations(base.db);
       const registration = metrics.countRegistrations(new Registration({ base, users, challenges, onboarding, revocations }));

@@ -1,10 +1,11 @@
-import { BBS_PUBLIC_KEY_BYTES, BBS_SECRET_KEY_BYTES, bbsKeyPair, bbsSign, type BbsKeyPair } from '../../../node/crypto/bbs.js';
+import { BBS_PUBLIC_KEY_BYTES, bbsKeyPair, bbsSign, type BbsKeyPair } from '../../../node/crypto/bbs.js';
 import { invalid } from '../../../node/errors.js';
 import { fromHex, toHex } from '../../../node/protocol/bytes.js';
 import type { CredentialBody } from '../../../node/protocol/credential-document.js';
 import { KYC_BBS_HEADER, KYC_BBS_MESSAGE_COUNT, kycBbsMessages, type KycBbsForm } from '../../../node/protocol/kyc-bbs.js';
 
 export type { KycBbsForm } from '../../../node/protocol/kyc-bbs.js';
+import { keepSecret, type SecretRow, type SecretSource } from '../../common/secrets/sealed-rows.js';
 import type { PluginDb } from '../../common/store/tables.js';
 
 /**
@@ -14,33 +15,18 @@ import type { PluginDb } from '../../common/store/tables.js';
  * chain; the form itself, with the date of birth in it, goes only to the holder.
  */
 
-/** its row in the issuer's key table, next to the Ed25519 seed (`issuer`, service-key.ts) */
-const BBS_KEY_ROW = 'bbs';
-
-interface StoredBbsKey {
-  secretKey: string;
-  publicKey: string;
-  createdAt: string;
-}
-
 /**
- * The issuer's BBS key pair: made on first start and stored, then always the stored one, since
- * every credential request registered so far names its public key.
+ * The issuer's BBS key pair: made on first start and stored (the secret key sealed like the
+ * Ed25519 seed, plugins/common/secrets), then always the stored one, since every credential
+ * request registered so far names its public key.
  */
-export async function loadBbsKey(db: PluginDb, tableName: string, now: () => number = Date.now): Promise<BbsKeyPair> {
-  const table = db.json<StoredBbsKey>(tableName);
-  const stored = await table.get(BBS_KEY_ROW);
-  if (stored) {
-    return {
-      secretKey: fromHex(stored.secretKey, BBS_SECRET_KEY_BYTES, 'the stored BBS secret key'),
-      publicKey: fromHex(stored.publicKey, BBS_PUBLIC_KEY_BYTES, 'the stored BBS public key'),
-    };
-  }
-  const pair = await bbsKeyPair();
-  await table.put(BBS_KEY_ROW, { secretKey: toHex(pair.secretKey), publicKey: toHex(pair.publicKey), createdAt: new Date(now()).toISOString() });
-  return pair;
+export async function loadBbsKey(db: PluginDb, row: SecretRow, source: SecretSource, now: () => number = Date.now): Promise<BbsKeyPair> {
+  const kept = await keepSecret(db, row, source, async () => {
+    const pair = await bbsKeyPair();
+    return { secret: pair.secretKey, fields: { publicKey: toHex(pair.publicKey), createdAt: new Date(now()).toISOString() } };
+  });
+  return { secretKey: kept.secret, publicKey: fromHex(kept.row.publicKey as string, BBS_PUBLIC_KEY_BYTES, 'the stored BBS public key') };
 }
-
 
 /**
  * Signs the BBS messages of a KYCCredential body: the same id, parties, dates, level, jurisdiction

@@ -1,7 +1,7 @@
 import { buildTransfer } from '../../../node/client/builder.js';
 import { parseAddress } from '../../../node/protocol/address.js';
 import { feeFor } from '../../../node/protocol/fees.js';
-import { loadServiceKey, type ServiceKey } from '../../common/chain/service-key.js';
+import { loadServiceKey, serviceKeyRow, type ServiceKey, type ServiceKeySource } from '../../common/chain/service-key.js';
 import { TxSender } from '../../common/chain/tx-sender.js';
 import { KeyedSerial } from '../../common/http/router.js';
 import { key, timeKey, type Table } from '../../common/store/tables.js';
@@ -20,6 +20,8 @@ import type { WalletBase } from '../services.js';
  */
 
 export const SPONSOR_KEY_TABLE = 'sponsor-key';
+/** the sponsor's seed, sealed under the node's service-key secret (plugins/common/secrets) */
+export const SPONSOR_SEED_ROW = serviceKeyRow(SPONSOR_KEY_TABLE, "the wallet sponsor's Ed25519 seed");
 export const SPONSOR_TX_TABLE = 'sponsor-txs';
 export const SPONSOR_SIGNER = 'the wallet sponsor';
 const HOUR_MS = 3_600_000;
@@ -55,9 +57,9 @@ export class Sponsor {
     this.byTime = base.db.json<string>('sponsor-fundings-by-time');
   }
 
-  /** Loads (or on first start adopts or makes) the sponsor key. */
-  static async create(base: WalletBase, serviceKey: () => Promise<Uint8Array | undefined>): Promise<Sponsor> {
-    const k = await loadServiceKey(base.db, SPONSOR_KEY_TABLE, base.network, serviceKey, base.now);
+  /** Loads (or on first start adopts or makes) the sponsor key; `keys` is the plugin's context. */
+  static async create(base: WalletBase, keys: ServiceKeySource): Promise<Sponsor> {
+    const k = await loadServiceKey(base.db, SPONSOR_SEED_ROW, base.network, keys, base.now);
     return new Sponsor(base, k, new TxSender({ ...base, table: SPONSOR_TX_TABLE, signer: SPONSOR_SIGNER }, k));
   }
 

@@ -11,7 +11,8 @@ import { loadServiceKey } from '../../../../plugins/common/chain/service-key.js'
 import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import { kycBbsForm, loadBbsKey, type KycBbsForm } from '../../../../plugins/kyc/issuance/bbs.js';
 import { birthDateOf, kycCredentialBody, normalizeBirthDate } from '../../../../plugins/kyc/issuance/credential-body.js';
-import { ISSUER_KEY_TABLE } from '../../../../plugins/kyc/issuance/tables.js';
+import { ISSUER_BBS_ROW, ISSUER_KEY_TABLE, ISSUER_SEED_ROW } from '../../../../plugins/kyc/issuance/tables.js';
+import { keySource, testSecret } from '../../common/secrets/fixtures.js';
 import type { VerificationSession } from '../../../../plugins/kyc/types.js';
 import { passedSession } from './harness.js';
 
@@ -40,16 +41,17 @@ t.test('the BBS key is made once, stored beside the Ed25519 seed, and survives a
     return { db, kyc: new PluginDb(db.pluginStore('kyc')) };
   };
   const first = await open();
-  const ed25519 = await loadServiceKey(first.kyc, ISSUER_KEY_TABLE, 'testnet', async () => generateSeed());
-  const key = await loadBbsKey(first.kyc, ISSUER_KEY_TABLE);
+  const keys = keySource(await testSecret(), generateSeed());
+  const ed25519 = await loadServiceKey(first.kyc, ISSUER_SEED_ROW, 'testnet', keys);
+  const key = await loadBbsKey(first.kyc, ISSUER_BBS_ROW, keys);
   t.equal(key.publicKey.length, 96);
-  t.same(await loadBbsKey(first.kyc, ISSUER_KEY_TABLE), key, 'a second load gives the stored key');
+  t.same(await loadBbsKey(first.kyc, ISSUER_BBS_ROW, keys), key, 'a second load gives the stored key');
   await first.db.close();
 
   const second = await open();
   t.teardown(() => second.db.close());
-  t.same(await loadBbsKey(second.kyc, ISSUER_KEY_TABLE), key, 'the same key after a restart');
-  t.same((await loadServiceKey(second.kyc, ISSUER_KEY_TABLE, 'testnet', async () => undefined)).seed, ed25519.seed, 'the Ed25519 seed is untouched');
+  t.same(await loadBbsKey(second.kyc, ISSUER_BBS_ROW, keys), key, 'the same key after a restart');
+  t.same((await loadServiceKey(second.kyc, ISSUER_SEED_ROW, 'testnet', keys)).seed, ed25519.seed, 'the Ed25519 seed is untouched');
   t.match(await second.kyc.json(ISSUER_KEY_TABLE).get('bbs'), { publicKey: toHex(key.publicKey) });
 });
 
@@ -74,7 +76,7 @@ t.test('the date of birth: YYYY-MM-DD from documents that were not rejected, nul
 t.test('the BBS form: the W3C body’s ids and dates, a signature a derived proof verifies with', async (t) => {
   const db = await openDatabase('memory');
   t.teardown(() => db.close());
-  const key = await loadBbsKey(new PluginDb(db.pluginStore('kyc')), ISSUER_KEY_TABLE);
+  const key = await loadBbsKey(new PluginDb(db.pluginStore('kyc')), ISSUER_BBS_ROW, keySource(await testSecret()));
   const s = passedSession('ver_b', 'org_A', SUBJECT, 2);
   const session = { ...s, documents: [withBirthDate(s, '2005-06-30')] };
   const b = body(session);
@@ -116,7 +118,7 @@ t.test('the BBS form: the W3C body’s ids and dates, a signature a derived proo
 t.test('a session without a date of birth: birthDate= and no age claims', async (t) => {
   const db = await openDatabase('memory');
   t.teardown(() => db.close());
-  const key = await loadBbsKey(new PluginDb(db.pluginStore('kyc')), ISSUER_KEY_TABLE);
+  const key = await loadBbsKey(new PluginDb(db.pluginStore('kyc')), ISSUER_BBS_ROW, keySource(await testSecret()));
   const session = passedSession('ver_c', 'org_A', SUBJECT, 1);
   const form = await kycBbsForm(key, body(session), birthDateOf(session, ISSUED));
   t.equal(message(form, 'birthDate'), 'birthDate=');

@@ -23,7 +23,7 @@ import { Oid4vciServer } from '../../../../plugins/kyc/oid4vci/server.js';
 import type { EventSink, IssuedCredential, KycBase, SessionOutcomes } from '../../../../plugins/kyc/services.js';
 import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import type { KycEvent, VerificationSession } from '../../../../plugins/kyc/types.js';
-import { ISSUER_KEY_TABLE, ISSUER_SIGNER, ISSUER_TX_TABLE } from '../../../../plugins/kyc/issuance/tables.js';
+import { ISSUER_BBS_ROW, ISSUER_SEED_ROW, ISSUER_SIGNER, ISSUER_TX_TABLE } from '../../../../plugins/kyc/issuance/tables.js';
 
 /**
  * The issuance and OpenID4VCI parts wired the way the KYC composition root wires them, as a
@@ -90,8 +90,8 @@ export class IssuancePlugin implements Plugin {
       publicUrl: () => `http://127.0.0.1:${(ctx.http.server.address() as AddressInfo).port}`,
       now: () => Date.now(),
     };
-    this.key = await loadServiceKey(this.db, ISSUER_KEY_TABLE, ctx.network, () => ctx.serviceKey());
-    this.bbsKey = await loadBbsKey(this.db, ISSUER_KEY_TABLE);
+    this.key = await loadServiceKey(this.db, ISSUER_SEED_ROW, ctx.network, ctx);
+    this.bbsKey = await loadBbsKey(this.db, ISSUER_BBS_ROW, ctx);
     this.offers = new OfferStore(this.base);
     await this.startIssuance();
     this.revoker = new Revoker(this.base, this.key, this.tx, this.issuance.store, this.sink);

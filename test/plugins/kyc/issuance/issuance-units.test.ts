@@ -15,7 +15,8 @@ import { TxSender, type SentTx } from '../../../../plugins/common/chain/tx-sende
 import { buildTransfer } from '../../../../node/client/builder.js';
 import { PluginDb } from '../../../../plugins/common/store/tables.js';
 import { passedSession } from './harness.js';
-import { ISSUER_KEY_TABLE, ISSUER_SIGNER, ISSUER_TX_TABLE } from '../../../../plugins/kyc/issuance/tables.js';
+import { ISSUER_KEY_TABLE, ISSUER_SEED_ROW, ISSUER_SIGNER, ISSUER_TX_TABLE } from '../../../../plugins/kyc/issuance/tables.js';
+import { keySource, testSecret } from '../../common/secrets/fixtures.js';
 
 /** The issuance parts that need no chain: the key, the credential body, jobs, and nonce and position allocation. */
 
@@ -28,14 +29,15 @@ async function kycDb(t: { teardown(fn: () => unknown): void }) {
 t.test('the issuer key: adopts the service key once, then always the stored one', async (t) => {
   const db = await kycDb(t);
   const service = generateSeed();
-  const first = await loadServiceKey(db, ISSUER_KEY_TABLE, 'testnet', async () => service);
+  const secret = await testSecret();
+  const first = await loadServiceKey(db, ISSUER_SEED_ROW, 'testnet', keySource(secret, service));
   t.equal(first.origin, 'service-key');
   t.same(first.seed, service);
   t.match(first.did, new RegExp(`^did:ledger:testnet:${first.address}$`));
-  const again = await loadServiceKey(db, ISSUER_KEY_TABLE, 'testnet', async () => generateSeed());
+  const again = await loadServiceKey(db, ISSUER_SEED_ROW, 'testnet', keySource(secret, generateSeed()));
   t.same(again.seed, service, 'a later service key does not replace the stored one');
   const other = await kycDb(t);
-  const generated = await loadServiceKey(other, ISSUER_KEY_TABLE, 'testnet', async () => undefined);
+  const generated = await loadServiceKey(other, ISSUER_SEED_ROW, 'testnet', keySource(secret));
   t.equal(generated.origin, 'generated');
   t.ok(await other.json(ISSUER_KEY_TABLE).get('issuer'), 'the generated seed is stored');
 });
@@ -92,7 +94,7 @@ function fixedChain(state: { nonce: bigint; position: number; receipts?: Set<str
 
 t.test('nonces and revocation positions count the issuer’s in-flight transactions', async (t) => {
   const db = await kycDb(t);
-  const key = await loadServiceKey(db, ISSUER_KEY_TABLE, 'testnet', async () => undefined);
+  const key = await loadServiceKey(db, ISSUER_SEED_ROW, 'testnet', keySource(await testSecret()));
   const chain = { nonce: 5n, position: REVOCATION_LIST_ENTRIES - 1 };
   const submitted: string[] = [];
   let refuse = false;

@@ -23,7 +23,7 @@ t.test('the onboarding worker survives a restart: stopped after funding, a new w
   t.equal(await h.parts.base.chain.receipt(d.hash), undefined, 'nothing submitted the DidCreate while the worker was stopped');
   t.equal((await first.get(address))!.status, 'funding');
 
-  const sponsor = await Sponsor.create(h.parts.base, () => h.parts.ctx.serviceKey());
+  const sponsor = await Sponsor.create(h.parts.base, h.parts.ctx);
   t.equal(sponsor.address, h.u.sponsor.address, 'the restarted sponsor has the same stored key');
   const second = new Onboarding(h.parts.base, sponsor, { pollMs: 50 });
   t.teardown(() => second.stop());

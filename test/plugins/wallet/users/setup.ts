@@ -48,7 +48,7 @@ export async function startUsers(
   let u!: UsersParts;
   const mount = async (p: WalletParts) => {
     const challenges = new ChallengeStore(p.base.db, p.base.now);
-    const sponsor = await Sponsor.create(p.base, () => p.ctx.serviceKey());
+    const sponsor = await Sponsor.create(p.base, p.ctx);
     const onboarding = new Onboarding(p.base, sponsor, { pollMs: 50, ...o.onboarding });
     const registration = new Registration({ base: p.base, users: p.users, challenges, onboarding, revocations: p.revocations });
     mountUsers(p.router, { registration, users: p.users, sessions: p.sessions, limit: new LoginLimit({ trustProxy: false, rule: o.limit ?? { max: 1000, windowMs: 60_000 } }) });
