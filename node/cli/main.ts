@@ -26,6 +26,7 @@ const COMMANDS: Record<string, Command> = {
   tx: { summary: 'sign and send a transaction (kinds below)', load: () => import('./commands/tx.js').then((m) => ({ help: m.txHelp, helpFor: m.txKindHelp, run: m.runTx })) },
   rpc: { summary: 'call a JSON-RPC method and print the result', load: () => import('./commands/rpc.js').then((m) => ({ help: m.rpcHelp, run: m.runRpc })) },
   reindex: { summary: "drop a plugin's data (such as the explorer index) so it rebuilds", load: () => import('./commands/reindex.js').then((m) => ({ help: m.reindexHelp, run: m.runReindex })) },
+  'service-keys': { summary: "the plugins' service keys' secret: new-secret, rotate", load: () => import('./commands/service-keys.js').then((m) => ({ help: m.serviceKeysHelp, run: m.runServiceKeys })) },
   recovery: { summary: "sign a guardian's recovery of a DID (recovery sign)", load: () => import('./commands/recovery.js').then((m) => ({ help: m.recoveryHelp, run: m.runRecovery })) },
   verify: { summary: 'request a verification, present for one, read its response', load: () => import('./commands/verify.js').then((m) => ({ help: m.verifyHelp, run: m.runVerify })) },
 };
@@ -40,7 +41,7 @@ Usage: ledger <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`)
+  .map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`)
   .join('\n')}
 
 Transaction kinds (ledger tx <kind>):
