@@ -143,7 +143,7 @@ function connectionLimits(name: string, section: PluginConfig): ConnectionLimits
 }
 
 /** The section without the host's own connection caps: a plugin refuses options it does not know. */
-function pluginOptions(section: PluginConfig): PluginConfig {
+export function pluginOptions(section: PluginConfig): PluginConfig {
   const { maxConnections: _total, maxConnectionsPerIp: _perIp, ...own } = section;
   return own;
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import t, { type Test } from 'tap';
+import { pluginOptions } from '../../../../../node/plugins/host.js';
 import { CONFIG_FLAGS } from '../../../../../node/cli/commands/start.js';
 import { parseCommandArgs } from '../../../../../node/cli/io.js';
 import { resolveConfig } from '../../../../../node/config/resolve.js';
@@ -73,7 +74,7 @@ t.test('a keys file: owner-only, JSON, the same checks', async (t) => {
   for (const [argv, env] of [[[], { LEDGER_RELAY_KEYS_FILE: file }], [['--relay-keys-file', file], {}]] as const) {
     const section = resolveConfig({ env, flags: parseCommandArgs('start', [...argv], CONFIG_FLAGS).values }).plugins.relay;
     t.equal(section['keysFile'], file, `${argv[0] ?? 'LEDGER_RELAY_KEYS_FILE'} sets plugins.relay.keysFile`);
-    t.same(parseRelayConfig(section).keys?.ed25519Seed, SEED, 'which the relay reads');
+    t.same(parseRelayConfig(pluginOptions(section)).keys?.ed25519Seed, SEED, 'which the relay reads, from the options the plugin host hands it');
   }
   t.equal(keys.source, file);
   t.equal(JSON.parse(mediatorKeysFileText(SEED)).did, didKeyFromSeed(SEED).did, 'the file names its DID');
