@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DIDDoc } from 'didcomm-node';
 import { b64u, CONTENT, concatKdf, encryptContent, sha256, wrapKey, x25519, x25519Ephemeral, type ContentAlg } from './primitives.js';
-import { x25519KeyOf, type OwnKeys } from './unpack.js';
+import { didOf, x25519KeyOf, type OwnKeys } from './unpack.js';
 
 /**
  * The fast path of packing, the mirror of unpack.ts: a message encrypted to every X25519 key
@@ -18,7 +18,6 @@ export interface FastPackRequest {
   from: string | null;
 }
 
-const didOf = (kid: string) => kid.split('#')[0]!;
 const fragmentOf = (url: string) => (url.includes('#') ? url : null);
 
 function keysOf(doc: DIDDoc, only: string | null) {

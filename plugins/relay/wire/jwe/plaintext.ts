@@ -15,7 +15,7 @@ const ENVELOPE_MEMBERS = ['ciphertext', 'protected', 'recipients', 'payload', 's
 const ATTACHMENT_STRINGS = new Set(['id', 'description', 'filename', 'media_type', 'format']);
 const ATTACHMENT_INTS = new Set(['lastmod_time', 'byte_count']);
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isU64 = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 function plainAttachment(a: unknown): boolean {

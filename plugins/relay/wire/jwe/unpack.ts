@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { DIDDoc, Secret } from 'didcomm-node';
 import { CONTENT, concatKdf, decryptContent, fromB64u, sha256, unwrapKey, x25519, x25519Public, type ContentAlg } from './primitives.js';
-import { plainMessage } from './plaintext.js';
+import { isObject, plainMessage } from './plaintext.js';
 
 /**
  * The fast path of unpacking: one X25519 envelope (anoncrypt ECDH-ES+A256KW, or authcrypt
@@ -39,8 +39,8 @@ const ONE_PU = 'ECDH-1PU+A256KW';
 const FORWARD = 'https://didcomm.org/routing/2.0/forward';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const didOf = (kid: string) => kid.split('#')[0]!;
+/** the DID of a key id as didcomm-rust's did_or_url reads it (before `#` only, unlike envelope.ts's didOf) */
+export const didOf = (kid: string) => kid.split('#')[0]!;
 
 /** an X25519 verification method's public key, as the relay's resolver writes them (JsonWebKey2020) */
 export function x25519KeyOf(doc: DIDDoc, kid: string): KeyObject | null {
