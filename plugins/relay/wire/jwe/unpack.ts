@@ -96,9 +96,10 @@ function unpack(envelope: string, lookup: (did: string) => DIDDoc | null, own: O
   const toDid = didOf(kids[0]!);
   if (kids.some((k) => !k.includes('#') || didOf(k) !== toDid)) return null;
 
-  const mine = kids.findIndex((k) => own.secret(k) !== null);
+  const secrets = kids.map((k) => own.secret(k));
+  const mine = secrets.findIndex((s) => s !== null);
   if (mine < 0) return null;
-  const ourKey = own.privateKey(own.secret(kids[mine]!)!);
+  const ourKey = own.privateKey(secrets[mine]!);
   const epkKey = x25519Public(epk.x);
   if (!ourKey || !epkKey) return null;
   let z = x25519(ourKey, epkKey);
