@@ -1,14 +1,14 @@
 import type { ResealedSecrets, ServiceKeySecret } from '../../../node/config/service-key-secret.js';
+import { Sealer, sealerFor } from '../../../node/crypto/envelope.js';
 import { LedgerError } from '../../../node/errors.js';
 import { fromHex } from '../../../node/protocol/bytes.js';
 import type { BinarySublevel, StoreOp } from '../../../node/state/db.js';
 import { PluginDb, type Table } from '../store/tables.js';
-import { Sealer, sealerFor } from './envelope.js';
 
 /**
- * A secret kept in a row of a plugin's JSON table: the row holds its envelope (envelope.ts) in
- * `sealed` beside its public fields. Rows written before secrets were sealed hold the secret as
- * hex in `plaintextField`; the first read seals such a row in place.
+ * A secret kept in a row of a plugin's JSON table: the row holds its envelope
+ * (node/crypto/envelope.ts) in `sealed` beside its public fields. Rows written before secrets
+ * were sealed hold the secret as hex in `plaintextField`; the first read seals such a row in place.
  */
 export interface SecretRow {
   table: string;

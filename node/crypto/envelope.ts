@@ -1,13 +1,15 @@
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto';
-import { LedgerError } from '../../../node/errors.js';
-import type { ServiceKeySecret } from '../../../node/config/service-key-secret.js';
+import type { ServiceKeySecret } from '../config/service-key-secret.js';
+import { LedgerError } from '../errors.js';
 
 /**
- * Secrets kept in a plugin's store, encrypted: AES-256-GCM with a random 12-byte nonce, under a
- * key derived from the service-key secret with scrypt and a random salt. The scrypt parameters
- * and the salt are written with each envelope, so the defaults can change later without
- * stranding what was sealed before. The associated data (the row's table, key and purpose) is
- * not stored: the reader supplies it, so a ciphertext moved to another row does not open.
+ * Secrets sealed under the service-key secret, the one implementation for the plugins' stores
+ * (plugins/common/secrets) and the service key files (config/service-key-file.ts):
+ * AES-256-GCM with a random 12-byte nonce, under a key derived from the service-key secret with
+ * scrypt and a random salt. The scrypt parameters and the salt are written with each envelope,
+ * so the defaults can change later without stranding what was sealed before. The associated
+ * data (what the secret is and where it belongs) is not stored: the reader supplies it, so a
+ * ciphertext moved to another row or file does not open.
  */
 
 export interface ScryptParams {
@@ -18,7 +20,7 @@ export interface ScryptParams {
 
 /** 32 MiB and some tens of milliseconds per derivation; a key is derived once per salt and process */
 export const SCRYPT_DEFAULTS: Readonly<ScryptParams> = { N: 2 ** 15, r: 8, p: 1 };
-/** what an envelope may ask for (at most 256 MiB): more would let a doctored row exhaust memory at start */
+/** what an envelope may ask for (at most 256 MiB): more would let a doctored row or file exhaust memory at start */
 const SCRYPT_MAX: Readonly<ScryptParams> = { N: 2 ** 18, r: 8, p: 4 };
 
 const CIPHER = 'aes-256-gcm';
@@ -38,7 +40,7 @@ export interface SealedEnvelope {
 const b64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64url');
 
 function malformed(what: string): LedgerError {
-  return new LedgerError('SEALED_SECRET_MALFORMED', `a sealed secret in the store is malformed: ${what}`, 'internal');
+  return new LedgerError('SEALED_SECRET_MALFORMED', `a sealed secret is malformed: ${what}`, 'internal');
 }
 
 function decode(text: unknown, bytes: number | undefined, field: string): Buffer {
@@ -64,7 +66,7 @@ function checkParams(kdf: unknown): ScryptParams & { salt: Buffer } {
 
 /**
  * Seals and opens under one service-key secret. Derived keys are kept by salt and parameters, so
- * the rows a plugin seals together (one salt per Sealer) cost one scrypt run to write and to read.
+ * the secrets sealed together (one salt per Sealer) cost one scrypt run to write and to read.
  */
 export class Sealer {
   private readonly keys = new Map<string, Promise<Buffer>>();
@@ -126,7 +128,7 @@ export class Sealer {
 
 const sealers = new WeakMap<ServiceKeySecret, Sealer>();
 
-/** One Sealer per secret, so a plugin's rows share derived keys however many parts load them. */
+/** One Sealer per secret, so rows and files share derived keys however many parts load them. */
 export function sealerFor(secret: ServiceKeySecret): Sealer {
   let sealer = sealers.get(secret);
   if (!sealer) {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
-import { Sealer, SCRYPT_DEFAULTS, sealerFor } from '../../../../plugins/common/secrets/envelope.js';
-import { testSecret } from './fixtures.js';
+import { Sealer, SCRYPT_DEFAULTS, sealerFor } from '../../node/crypto/envelope.js';
+import { testSecret } from '../plugins/common/secrets/fixtures.js';
 
 /** AES-256-GCM under an scrypt-derived key: what an envelope holds and what opens it. */
 
