@@ -18,7 +18,8 @@ import type { UserStore } from './store.js';
  *     it is read (a cancelled recovery then shows no change).
  * Either way it compares the DID's key on chain with the user's key. The chain is read as
  * committed now, which may be ahead of the blocks being read: a key that differs was replaced,
- * whichever recovery replaced it, and one that is the DID's key again is restored.
+ * whichever recovery replaced it, and one that is the DID's key again is restored (its sessions
+ * from before stay refused: key-revocations.ts).
  *
  * Table `recovery-due` (json): <due height, 12 digits> SEP <did> -> did, for every delayed
  * recovery on chain, not only users' (a DID may be registered here during the delay).
@@ -58,8 +59,9 @@ export class RecoveryWatch implements BlockWatcher {
     const record = user && (await this.d.chain.did(parseDid(did).identifier));
     if (!user || !record?.publicKey) return;
     const current = toHex(record.publicKey);
-    this.d.revocations.restore(batch, did, current);
+    const at = new Date(this.d.now()).toISOString();
+    await this.d.revocations.restore(batch, did, current, { height, restoredAt: at });
     if (user.publicKey === current) return;
-    this.d.revocations.revoke(batch, { did, publicKey: user.publicKey, replacedBy: current, height, revokedAt: new Date(this.d.now()).toISOString() });
+    this.d.revocations.revoke(batch, { did, publicKey: user.publicKey, replacedBy: current, height, revokedAt: at });
   }
 }

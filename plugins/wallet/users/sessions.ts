@@ -13,8 +13,10 @@ import type { SessionRecord } from '../types.js';
  * passed, the next authenticated request gets a fresh cookie, so an active user stays signed in
  * and an idle one is signed out. A session ends for good `session.maxAgeHours` after sign-in, and
  * at logout, which deletes the stored record: a copied JWT then no longer works either. A session
- * belongs to the user's key at sign-in: the session check (http/auth.ts) refuses it once a
- * recovery has replaced that key.
+ * belongs to the user's key at sign-in (`publicKey`, signed in with at `createdAt`; a record
+ * without a key has the user's): the session check (http/auth.ts) refuses it once a recovery has
+ * replaced that key, and for good if the key came back after the session began
+ * (key-revocations.ts).
  */
 
 export const SESSION_COOKIE = 'ledger_wallet_session';
@@ -95,7 +97,8 @@ export class WalletSessions {
 
   /** Links an onboarding session to the wallet just registered (and its key); its new Set-Cookie value. */
   async attach(ctx: RequestContext, session: SessionRecord, userId: string, publicKey: string): Promise<string> {
-    const linked = { ...session, userId, oidc: null, publicKey };
+    // the user signs in now: the key's sign-in time, which the revocation check compares
+    const linked = { ...session, userId, oidc: null, publicKey, createdAt: this.now() };
     await this.table.put(session.id, linked);
     return this.cookie(ctx, linked);
   }

@@ -1,7 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
+import type { SessionRecord } from '../../../../../plugins/wallet/types.js';
+import { KEY_REPLACED } from '../../../../../plugins/wallet/users/key-revocations.js';
 import { SESSION_COOKIE } from '../../../../../plugins/wallet/users/sessions.js';
 import { ERRORS_BASE } from '../../harness.js';
-import { cookieOf, SECRET, signedDidCreate, startUsers } from '../../users/setup.js';
+import { cookieOf, SECRET, signChallenge, signedDidCreate, startUsers } from '../../users/setup.js';
 
 t.test('the OIDC handoff: the secret, the onboarding cookie, register linking the OIDC account, then sign-in; logout ends the session', async (t) => {
   const h = await startUsers(t);
@@ -72,4 +75,42 @@ t.test('wrong or missing secrets are rate limited per address; a right one then 
   t.match(limited.body, { type: `${ERRORS_BASE}/429`, code: 'RATE_LIMITED' });
   const retry = Number(limited.headers.get('retry-after'));
   t.ok(retry >= 1 && retry <= 60, `Retry-After ${retry}`);
+});
+
+t.test('a key given back: its sessions from before stay refused (an older record naming no key too), one linked after works', async (t) => {
+  const h = await startUsers(t);
+  const owner = await h.signIn({ onChain: true });
+  const { did, publicKey } = owner.user;
+  const me = (cookie: string) => h.req('GET', '/v1/users/me', { cookie });
+  const handoff = (sub: string) => h.req('POST', '/v1/auth/session', { body: { sub }, headers: { 'x-internal-secret': SECRET } });
+
+  // a record from before sessions named their key: it has the user's
+  const noRequest = { req: { headers: {}, socket: {} } } as never;
+  const legacy = await h.parts.sessions.start(noRequest, { userId: owner.user.id, publicKey });
+  const table = h.parts.base.db.json<SessionRecord>('sessions');
+  const { publicKey: _named, ...keyless } = (await table.get(legacy.session.id))!;
+  await table.put(legacy.session.id, keyless);
+  const legacyCookie = legacy.cookie.split(';')[0]!;
+  t.equal((await me(legacyCookie)).status, 200, 'an older record is read');
+  const onboarding = cookieOf(await handoff('oidc|back'));
+
+  // a recovery took the key, a later one gave it back: the rows the recovery watch writes
+  const taken = h.parts.base.db.batch();
+  h.parts.revocations.revoke(taken, { did, publicKey, replacedBy: 'bb'.repeat(32), height: 1, revokedAt: new Date().toISOString() });
+  await taken.write();
+  await sleep(5);
+  const back = h.parts.base.db.batch();
+  await h.parts.revocations.restore(back, did, publicKey, { height: 2, restoredAt: new Date().toISOString() });
+  await back.write();
+  await sleep(5);
+
+  for (const c of [owner.cookie, legacyCookie]) t.match(await me(c), { status: 401, body: { code: KEY_REPLACED } }, 'a session from before the key came back stays refused');
+  const { challenge } = (await h.req('GET', `/v1/users/challenge?did=${encodeURIComponent(did)}`)).body as { challenge: string };
+  const linked = await h.req('POST', '/v1/users/register', { cookie: onboarding, body: { did, proof: { challenge, signature: signChallenge(owner.seed, challenge) } } });
+  t.equal(linked.status, 200, 'the key signs in by proof');
+  t.equal((await me(cookieOf(linked))).status, 200, 'an onboarding session begun before the key came back and linked after it counts from the link');
+  const again = await handoff('oidc|back');
+  t.match(again, { status: 200, body: { needsOnboarding: false } }, 'the handoff signs the key in');
+  t.equal((await me(cookieOf(again))).status, 200);
+  t.equal((await me(owner.cookie)).status, 401, 'and the old session stays refused');
 });
