@@ -9,9 +9,10 @@ import { join } from 'node:path';
  *     validator-<i>.json  the other genesis validators' keys (local multi-validator setups)
  *     dev.json        a funded developer account
  *     service-<plugin>.json  an account funded at genesis for a plugin that sends transactions
- *                     (kyc: its credential issuer; wallet: its sponsor), handed to it as ctx.serviceKey
- *   secrets/          0700; made on first start when no service-key secret is configured
- *     service-keys.secret  0600: what the plugins' stored service keys are encrypted under
+ *                     (kyc: its credential issuer; wallet: its sponsor), handed to it as ctx.serviceKey;
+ *                     its seed sealed under the service-key secret (service-key-file.ts)
+ *   secrets/          0700; made by init or the first start when no service-key secret is configured
+ *     service-keys.secret  0600: what the plugins' service keys are encrypted under
  *   chain/            the node's LevelDB database
  */
 /** where a node keeps its data unless a flag, the config or the environment says otherwise */

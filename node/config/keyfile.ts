@@ -69,33 +69,33 @@ export function keyFileToJson(k: KeyFile): Record<string, string> {
   return out;
 }
 
-function keyError(where: string, message: string): LedgerError {
+export function keyError(where: string, message: string): LedgerError {
   return new LedgerError('BAD_KEY_FILE', `key file ${where}: ${message}`, 'invalid', { file: where });
 }
 
 const ACCOUNT_FIELDS = ['type', 'public_key', 'secret_key', 'address', 'did'];
 const VALIDATOR_FIELDS = [...ACCOUNT_FIELDS, 'bls_secret_key', 'bls_public_key'];
 
-/** Validates every field against the secret keys: a file whose public parts disagree is refused. */
-export function keyFileFromJson(value: unknown, where = '<input>'): KeyFile {
+/** The JSON object of a key file, with only `allowed` fields and each of `strings` a string. */
+export function keyFileObject(value: unknown, where: string, allowed: readonly string[], strings: readonly string[]): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw keyError(where, 'must hold a JSON object');
   const o = value as Record<string, unknown>;
-  const isValidator = 'bls_secret_key' in o || 'bls_public_key' in o;
-  const allowed = isValidator ? VALIDATOR_FIELDS : ACCOUNT_FIELDS;
   for (const key of Object.keys(o)) if (!allowed.includes(key)) throw keyError(where, `unknown field ${JSON.stringify(key)}`);
-  for (const key of allowed) if (typeof o[key] !== 'string') throw keyError(where, `missing string field ${JSON.stringify(key)}`);
+  for (const key of strings) if (typeof o[key] !== 'string') throw keyError(where, `missing string field ${JSON.stringify(key)}`);
   if (o.type !== 'ed25519') throw keyError(where, `type must be "ed25519", got ${JSON.stringify(o.type)}`);
-  const hex = (field: string, length: number): Uint8Array => {
-    try {
-      return fromHex(o[field] as string, length, field);
-    } catch (err) {
-      throw keyError(where, (err as Error).message);
-    }
-  };
-  const seed = hex('secret_key', 32);
-  const publicKey = hex('public_key', 32);
-  const derived = keyPairFromSeed(seed).publicKey;
-  if (!bytesEqual(derived, publicKey)) throw keyError(where, 'public_key does not match secret_key');
+  return o;
+}
+
+export function hexField(o: Record<string, unknown>, field: string, length: number, where: string): Uint8Array {
+  try {
+    return fromHex(o[field] as string, length, field);
+  } catch (err) {
+    throw keyError(where, (err as Error).message);
+  }
+}
+
+/** A key file's public part: the address and DID are checked against the public key. */
+export function publicPart(o: Record<string, unknown>, publicKey: Uint8Array, where: string): Omit<AccountKey, 'seed'> {
   const address = addressFromPublicKey(publicKey);
   if (o.address !== address) throw keyError(where, `address ${String(o.address)} does not match the public key (expected ${address})`);
   let network: string;
@@ -105,10 +105,30 @@ export function keyFileFromJson(value: unknown, where = '<input>'): KeyFile {
     throw keyError(where, (err as Error).message);
   }
   if (o.did !== didForPublicKey(network, publicKey)) throw keyError(where, `did ${String(o.did)} does not match the public key`);
-  const account: AccountKey = { seed, publicKey, address, did: o.did as string, network };
+  return { publicKey, address, did: o.did as string, network };
+}
+
+/** The public key must be the seed's: a file whose parts disagree is refused. */
+export function checkSeed(seed: Uint8Array, publicKey: Uint8Array, where: string, field = 'secret_key'): void {
+  if (!bytesEqual(keyPairFromSeed(seed).publicKey, publicKey)) throw keyError(where, `public_key does not match ${field}`);
+}
+
+/** Validates every field against the secret keys: a file whose public parts disagree is refused. */
+export function keyFileFromJson(value: unknown, where = '<input>'): KeyFile {
+  if (typeof value === 'object' && value !== null && 'sealed' in value) {
+    // a service key file (service-key-file.ts): only the node, with the secret, opens it
+    throw keyError(where, 'holds its seed sealed under the service-key secret (a service key file); it cannot be used as a key here');
+  }
+  const isValidator = typeof value === 'object' && value !== null && ('bls_secret_key' in value || 'bls_public_key' in value);
+  const allowed = isValidator ? VALIDATOR_FIELDS : ACCOUNT_FIELDS;
+  const o = keyFileObject(value, where, allowed, allowed);
+  const seed = hexField(o, 'secret_key', 32, where);
+  const publicKey = hexField(o, 'public_key', 32, where);
+  checkSeed(seed, publicKey, where);
+  const account: AccountKey = { seed, ...publicPart(o, publicKey, where) };
   if (!isValidator) return account;
-  const blsSecretKey = hex('bls_secret_key', 32);
-  const blsPublicKey = hex('bls_public_key', 48);
+  const blsSecretKey = hexField(o, 'bls_secret_key', 32, where);
+  const blsPublicKey = hexField(o, 'bls_public_key', 48, where);
   let derivedBls: Uint8Array;
   try {
     derivedBls = blsPublicKeyOf(blsSecretKey);
@@ -119,7 +139,8 @@ export function keyFileFromJson(value: unknown, where = '<input>'): KeyFile {
   return { ...account, blsSecretKey, blsPublicKey };
 }
 
-export async function readKeyFile(path: string): Promise<KeyFile> {
+/** A key file's JSON, unchecked; KEY_FILE_UNREADABLE or BAD_KEY_FILE naming the file. */
+export async function readKeyJson(path: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -127,13 +148,15 @@ export async function readKeyFile(path: string): Promise<KeyFile> {
     const code = (err as NodeJS.ErrnoException).code;
     throw new LedgerError('KEY_FILE_UNREADABLE', `cannot read key file ${path}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`, 'not_found', { file: path });
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
     throw keyError(path, `not valid JSON: ${(err as Error).message}`);
   }
-  return keyFileFromJson(value, path);
+}
+
+export async function readKeyFile(path: string): Promise<KeyFile> {
+  return keyFileFromJson(await readKeyJson(path), path);
 }
 
 export async function readValidatorKeyFile(path: string): Promise<ValidatorKey> {
@@ -147,9 +170,18 @@ export async function readValidatorKeyFile(path: string): Promise<ValidatorKey> 
  * left untouched; with it the file is replaced atomically through a temporary file.
  */
 export async function writeKeyFile(path: string, k: KeyFile, options: { force?: boolean } = {}): Promise<void> {
+  await writePrivateJson(path, keyFileToJson(k), options);
+}
+
+/**
+ * Writes JSON holding a secret, 0600 in a 0700 directory, fsynced. Without `force` an existing
+ * file is KEY_FILE_EXISTS and is left untouched; with it the file is replaced through a
+ * temporary file and a rename, so a reader (or a crash) never sees half of it.
+ */
+export async function writePrivateJson(path: string, value: object, options: { force?: boolean } = {}): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const text = JSON.stringify(keyFileToJson(k), null, 2) + '\n';
+  const text = JSON.stringify(value, null, 2) + '\n';
   const target = options.force ? `${path}.${process.pid}.tmp` : path;
   let handle;
   try {

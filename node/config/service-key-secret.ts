@@ -8,7 +8,8 @@ import { serviceKeySecretPath } from './datadir.js';
 
 /**
  * The secret the plugins' service keys (the KYC issuer's, the wallet sponsor's) are encrypted
- * under in their stores (plugins/common/secrets; docs/operators.md, "The service-key secret").
+ * under in their stores (plugins/common/secrets) and in the service key files `ledger init`
+ * writes (service-key-file.ts; docs/operators.md, "The service-key secret").
  * It comes from, in this order:
  *   1. LEDGER_SERVICE_KEY_SECRET, the secret itself;
  *   2. the file `serviceKeySecretFile` names (LEDGER_SERVICE_KEY_SECRET_FILE,
@@ -90,6 +91,10 @@ export async function writeSecretFile(path: string): Promise<string> {
   }
   return text;
 }
+
+/** what `ledger init` and `ledger start` say when they make the data directory's secret */
+export const GENERATED_SECRET_WARNING =
+  'no service-key secret is configured: made one in the data directory. Beside the data it protects against a leak of the store alone, not against a copy of the directory: move it elsewhere and set serviceKeySecretFile (docs/operators.md, "The service-key secret")';
 
 export interface SecretSources {
   env: Readonly<Record<string, string | undefined>>;

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { initDataDir } from '../cli/commands/init.js';
-import { dataPaths, validatorKeyPath } from '../config/datadir.js';
+import { dataPaths, serviceKeySecretPath, validatorKeyPath } from '../config/datadir.js';
 import { secureKeysDir } from '../config/keyfile.js';
 import { LedgerError } from '../errors.js';
 import { PLUGIN_DEFAULT_PORTS, PLUGIN_NAMES, type PluginName } from '../config/schema.js';
@@ -13,6 +13,7 @@ import { DEFAULT_EPOCH_LENGTH } from '../protocol/params.js';
  *   <dir>/devnet.json      what was generated (validators, chain id, dev key), to reuse the dir
  *   <dir>/genesis/         the `ledger init --validators N` output: genesis and every key
  *   <dir>/node-<i>/        node i's data dir: genesis.json, keys/validator.json (validator i),
+ *                          secrets/service-keys.secret (the devnet's one service-key secret),
  *                          config.json with its ports and the others as bootstrap peers
  * Node i listens on rpcPort + i and p2pPort + i; its plugins on their default ports + 10 i.
  * Regenerating deletes only those entries, and a non-empty dir that holds anything else is refused,
@@ -83,14 +84,23 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
     await mkdir(n.dir, { recursive: true });
     await secureKeysDir(paths.keysDir);
     if (!existsSync(paths.genesis)) await copyFile(dataPaths(genesisDir).genesis, paths.genesis);
-    if (!existsSync(paths.validatorKey)) {
-      await copyFile(validatorKeyPath(genesisDir, n.index), paths.validatorKey);
-      await chmod(paths.validatorKey, 0o600);
-    }
+    if (!existsSync(paths.validatorKey)) await copyPrivateFile(validatorKeyPath(genesisDir, n.index), paths.validatorKey);
+    // One service-key secret for the devnet, the one init sealed genesis/keys/service-*.json
+    // under: a service key file copied from there into a node opens in it. A node that already
+    // has a secret keeps it, since what its plugins stored is sealed under it.
+    const secret = serviceKeySecretPath(genesisDir);
+    if (existsSync(secret) && !existsSync(serviceKeySecretPath(n.dir))) await copyPrivateFile(secret, serviceKeySecretPath(n.dir));
     // Ports and plugins follow this run's flags, so the config is written every time.
     await writeFile(paths.config, JSON.stringify(nodeConfig(o, n, nodes), null, 2) + '\n');
   }
   return { dir, chainId: manifest!.chain_id, devKeyFile: dataPaths(genesisDir).devKey, reused, nodes };
+}
+
+/** A copy private to the node's user: 0600 in a 0700 directory, as a start checks a secret file. */
+async function copyPrivateFile(from: string, to: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true, mode: 0o700 });
+  await copyFile(from, to);
+  await chmod(to, 0o600);
 }
 
 function nodeOf(dir: string, o: DevnetOptions, index: number, address: string): DevnetNode {

@@ -2,8 +2,8 @@ import type { Registry } from 'prom-client';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { serviceKeyPath } from '../config/datadir.js';
-import { readKeyFile } from '../config/keyfile.js';
 import { PLUGIN_DEFAULT_MAX_CONNECTIONS, type PluginConfig, type PluginName } from '../config/schema.js';
+import { openServiceKeyFile, sealServiceKeyFile } from '../config/service-key-file.js';
 import { resolveServiceKeySecret, type ServiceKeySecret } from '../config/service-key-secret.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../http/connections.js';
 import { HttpServer } from '../http/server.js';
@@ -34,7 +34,7 @@ export interface PluginHostDeps {
   head: HeadSignal;
   metrics: Registry;
   log: Logger;
-  /** the data directory, where `ledger init` leaves the plugins' service keys */
+  /** the data directory, where `ledger init` leaves the plugins' service keys (sealed: config/service-key-file.ts) */
   dataDir?: string;
   /** what the plugins' own keys are encrypted under; `ledger start` resolves it (config/service-key-secret.ts), else the data directory's or one in memory */
   serviceKeySecret?: ServiceKeySecret;
@@ -74,6 +74,7 @@ export class PluginHost {
     const abort = new AbortController();
     const ctx = this.context(plugin, section, http, abort.signal, log);
     try {
+      await this.sealServiceKeyFile(plugin.name, log);
       await plugin.start(ctx);
       const bound = await http.listen();
       const url = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`;
@@ -105,12 +106,33 @@ export class PluginHost {
       metrics: this.d.metrics,
       config: pluginOptions(config),
       serviceKey: async () => {
-        if (this.d.dataDir === undefined) return undefined;
-        const path = serviceKeyPath(this.d.dataDir, plugin.name);
-        return existsSync(path) ? (await readKeyFile(path)).seed : undefined;
+        const path = this.serviceKeyFile(plugin.name);
+        return path === undefined ? undefined : (await openServiceKeyFile(path, plugin.name, await this.serviceKeySecret())).key.seed;
       },
-      serviceKeySecret: () => (this.secret ??= this.d.serviceKeySecret ? Promise.resolve(this.d.serviceKeySecret) : resolveServiceKeySecret({ env: {}, dataDir: this.d.dataDir })),
+      serviceKeySecret: () => this.serviceKeySecret(),
     };
+  }
+
+  private serviceKeySecret(): Promise<ServiceKeySecret> {
+    return (this.secret ??= this.d.serviceKeySecret ? Promise.resolve(this.d.serviceKeySecret) : resolveServiceKeySecret({ env: {}, dataDir: this.d.dataDir }));
+  }
+
+  /** the plugin's service key file (keys/service-<name>.json), if the data directory has one */
+  private serviceKeyFile(name: string): string | undefined {
+    if (this.d.dataDir === undefined) return undefined;
+    const path = serviceKeyPath(this.d.dataDir, name);
+    return existsSync(path) ? path : undefined;
+  }
+
+  /**
+   * A service key file an older `ledger init` wrote in plaintext is sealed before its plugin
+   * starts, whether or not the plugin still reads it, so upgrading needs no step.
+   */
+  private async sealServiceKeyFile(name: string, log: Logger): Promise<void> {
+    const path = this.serviceKeyFile(name);
+    if (path === undefined) return;
+    const secret = await this.serviceKeySecret();
+    if (await sealServiceKeyFile(path, name, secret)) log.info({ file: path, service_key_secret: secret.source }, 'the service key file held its seed in plaintext: it is now encrypted under the service-key secret');
   }
 
   /** the running plugins' HTTP servers, for /metrics */

@@ -50,7 +50,8 @@ export interface PluginContext {
   readonly config: Readonly<PluginConfig>;
   /**
    * The seed of the account `ledger init` made and funded at genesis for this plugin
-   * (keys/service-<name>.json), or undefined when the data directory has none. A plugin that
+   * (keys/service-<name>.json, sealed under the service-key secret), or undefined when the data
+   * directory has none; SERVICE_KEY_SECRET_WRONG when the file does not open. A plugin that
    * sends transactions adopts it as its own key on first start.
    */
   serviceKey(): Promise<Uint8Array | undefined>;

@@ -3,6 +3,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RpcClient } from '../../node/client/index.js';
+import { serviceKeyPath, serviceKeySecretPath } from '../../node/config/datadir.js';
+import { openServiceKeyFile } from '../../node/config/service-key-file.js';
+import { readSecretFile } from '../../node/config/service-key-secret.js';
 import { prepareDevnet } from '../../node/devnet/layout.js';
 import { freePortRange } from '../../node/devnet/ports.js';
 import { LEDGER_BIN, runCli, tempDataDir } from '../e2e/harness.js';
@@ -176,6 +179,23 @@ t.test('a reused devnet lays out again a node dir deleted by hand', async (t) =>
   t.equal(statSync(join(dir, 'node-1', 'keys', 'validator.json')).mode & 0o777, 0o600);
   t.equal(readFileSync(join(dir, 'node-1', 'genesis.json'), 'utf8'), readFileSync(join(dir, 'genesis', 'genesis.json'), 'utf8'), 'the shared genesis');
   t.same(again.nodes.map((n) => n.address), first.nodes.map((n) => n.address));
+});
+
+t.test("every node gets the devnet's one service-key secret: a service key file from genesis/ opens in any node", async (t) => {
+  const dir = join(await tempDataDir(t), 'net');
+  const o = { dir, validators: 2, rpcPort: 9100, p2pPort: 9200, plugins: [] };
+  const layout = await prepareDevnet(o);
+  const secret = readFileSync(serviceKeySecretPath(join(dir, 'genesis')), 'utf8');
+  for (const n of layout.nodes) {
+    t.equal(readFileSync(serviceKeySecretPath(n.dir), 'utf8'), secret, `node ${n.index}: the genesis dir's secret`);
+    t.equal(statSync(serviceKeySecretPath(n.dir)).mode & 0o777, 0o600);
+    t.equal(statSync(join(n.dir, 'secrets')).mode & 0o777, 0o700);
+    const opened = await openServiceKeyFile(serviceKeyPath(join(dir, 'genesis'), 'kyc'), 'kyc', await readSecretFile(serviceKeySecretPath(n.dir), 'data-dir'));
+    t.ok(opened.sealed, `node ${n.index}: the KYC service key from genesis/ opens under it`);
+  }
+  writeFileSync(serviceKeySecretPath(layout.nodes[1]!.dir), 'a-secret-node-one-already-had\n', { mode: 0o600 });
+  await prepareDevnet(o);
+  t.equal(readFileSync(serviceKeySecretPath(layout.nodes[1]!.dir), 'utf8'), 'a-secret-node-one-already-had\n', 'a reused node keeps its own, which its plugins sealed under');
 });
 
 t.test('four validators commit on every node, survive one dead node, and Ctrl-C stops them all', async (t) => {

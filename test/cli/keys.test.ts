@@ -1,5 +1,5 @@
 import t from 'tap';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readKeyFile } from '../../node/config/keyfile.js';
 import { runLedger } from './fixtures/io.js';
@@ -49,4 +49,18 @@ t.test('keys show prints public parts and validates the file', async (t) => {
   t.equal(broken.code, 1);
   t.match(broken.stderr, /key file .*broken\.json: missing string field "public_key"/);
   t.equal((await runLedger(['keys', 'show'], { cwd })).code, 2);
+});
+
+t.test('keys show reads a service key file without its secret: the public part, checked', async (t) => {
+  const cwd = t.testdir({});
+  const init = (await runLedger(['init', '--data-dir', 'd'], { cwd })).json();
+  const kyc = init.service_accounts.find((a: { plugin: string }) => a.plugin === 'kyc');
+  const shown = await runLedger(['keys', 'show', 'd/keys/service-kyc.json'], { cwd });
+  t.equal(shown.code, 0, shown.stderr);
+  t.match(shown.json(), { kind: 'service', address: kyc.address, did: `did:ledger:testnet:${kyc.address}`, public_key: /^[0-9a-f]{64}$/, file: kyc.key_file });
+  const altered = JSON.parse(readFileSync(kyc.key_file, 'utf8'));
+  writeFileSync(join(cwd, 'altered.json'), JSON.stringify({ ...altered, did: init.dev_account.did }));
+  const refused = await runLedger(['keys', 'show', 'altered.json'], { cwd });
+  t.equal(refused.code, 1);
+  t.equal(refused.stderr, `ledger keys: key file ${join(cwd, 'altered.json')}: did ${init.dev_account.did} does not match the public key\n`);
 });

@@ -1,8 +1,9 @@
 import t from 'tap';
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataPaths, serviceKeySecretPath } from '../../node/config/datadir.js';
-import { readSecretFile, resolveServiceKeySecret, type ServiceKeySecret } from '../../node/config/service-key-secret.js';
+import { dataPaths, serviceKeyPath, serviceKeySecretPath } from '../../node/config/datadir.js';
+import { openServiceKeyFile } from '../../node/config/service-key-file.js';
+import { readSecretFile, type ServiceKeySecret } from '../../node/config/service-key-secret.js';
 import { openDatabase } from '../../node/state/db.js';
 import { loadServiceKey } from '../../plugins/common/chain/service-key.js';
 import { PluginDb } from '../../plugins/common/store/tables.js';
@@ -33,6 +34,12 @@ async function keysUnder(dataDir: string, secret: ServiceKeySecret) {
   }
 }
 
+/** The addresses in the service key files `ledger init` wrote, opened under `secret`. */
+async function keyFilesUnder(dataDir: string, secret: ServiceKeySecret) {
+  const opened = await Promise.all(['kyc', 'wallet'].map((plugin) => openServiceKeyFile(serviceKeyPath(dataDir, plugin), plugin, secret)));
+  return { addresses: opened.map((f) => f.key.address), text: ['kyc', 'wallet'].map((plugin) => readFileSync(serviceKeyPath(dataDir, plugin), 'utf8')) };
+}
+
 const databaseFiles = (dataDir: string): Buffer => Buffer.concat(readdirSync(dataPaths(dataDir).chainDb).map((n) => readFileSync(join(dataPaths(dataDir).chainDb, n))));
 
 t.test('new-secret writes a random 0600 secret and never overwrites one', async (t) => {
@@ -51,11 +58,13 @@ t.test('new-secret writes a random 0600 secret and never overwrites one', async 
   t.equal((await runLedger(['service-keys', 'frob'], { cwd })).code, 2, 'an unknown subcommand is a usage error');
 });
 
-t.test('rotate re-encrypts every plugin’s keys under the new secret: the same keys, and the old secret opens none', async (t) => {
+t.test('rotate re-encrypts every plugin’s keys and the service key files under the new secret: the same keys, and the old secret opens none', async (t) => {
   const cwd = t.testdir({});
   const dataDir = join(cwd, 'data');
-  const first = await resolveServiceKeySecret({ env: {}, dataDir });
+  t.equal((await runLedger(['init', '--data-dir', dataDir], { cwd })).code, 0);
+  const first = await readSecretFile(serviceKeySecretPath(dataDir), 'data-dir');
   const before = await keysUnder(dataDir, first);
+  const filesBefore = await keyFilesUnder(dataDir, first);
   const files = databaseFiles(dataDir);
   t.ok(before.envelopes.every((e) => files.includes(Buffer.from(e))), 'before: the envelopes are in the database files');
 
@@ -64,6 +73,7 @@ t.test('rotate re-encrypts every plugin’s keys under the new secret: the same 
   t.equal(wrong.code, 1, 'from a wrong current secret: refused');
   t.match(wrong.stderr, /ledger service-keys: the KYC issuer's Ed25519 seed \(table iss-keys, row issuer\) does not open with the service-key secret from the environment variable LEDGER_SERVICE_KEY_SECRET/);
   t.same(await keysUnder(dataDir, first), before, 'and nothing was written');
+  t.same(await keyFilesUnder(dataDir, first), filesBefore, 'in the database or in the key files');
 
   const r = await runLedger(['service-keys', 'rotate', '--new-secret-file', 'next.secret'], { cwd, plugins: PLUGINS });
   t.equal(r.code, 0, r.stderr);
@@ -71,7 +81,7 @@ t.test('rotate re-encrypts every plugin’s keys under the new secret: the same 
     data_dir: dataDir,
     from: `the file ${serviceKeySecretPath(dataDir)}`,
     to: `the file ${join(cwd, 'next.secret')}`,
-    resealed: ['kyc/iss-keys/issuer', 'kyc/iss-keys/bbs', 'wallet/sponsor-key/issuer'],
+    resealed: ['kyc/iss-keys/issuer', 'kyc/iss-keys/bbs', 'wallet/sponsor-key/issuer', 'keys/service-kyc.json', 'keys/service-wallet.json'],
   });
   t.match(r.stderr, /Start the node with the new secret/);
 
@@ -81,6 +91,10 @@ t.test('rotate re-encrypts every plugin’s keys under the new secret: the same 
   const rotated = databaseFiles(dataDir);
   t.ok(before.envelopes.every((e) => !rotated.includes(Buffer.from(e))), 'the retired envelopes are compacted out of the files');
   await t.rejects(keysUnder(dataDir, first), { code: 'SERVICE_KEY_SECRET_WRONG' }, 'the old secret opens nothing');
+  const filesAfter = await keyFilesUnder(dataDir, next);
+  t.same(filesAfter.addresses, filesBefore.addresses, 'the key files hold the same accounts, re-sealed');
+  t.ok(filesAfter.text.every((text, i) => text !== filesBefore.text[i]));
+  await t.rejects(keyFilesUnder(dataDir, first), { code: 'SERVICE_KEY_SECRET_WRONG', message: /service-kyc\.json does not open/ }, 'nor the key files');
 
   const same = await runLedger(['service-keys', 'rotate', '--new-secret-file', 'next.secret', '--service-key-secret-file', 'next.secret'], { cwd, plugins: PLUGINS });
   t.equal(same.code, 1);

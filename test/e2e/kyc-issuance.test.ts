@@ -1,6 +1,4 @@
 import t from 'tap';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { getGlobalConfig } from '@openid4vc/openid4vci';
 import {
   didForPublicKey,
@@ -12,7 +10,8 @@ import {
   verifyCredentialProof,
   type Credential,
 } from '../../node/client/index.js';
-import { keyFileFromJson } from '../../node/config/keyfile.js';
+import { serviceKeyPath } from '../../node/config/datadir.js';
+import { readServiceKeyPublic } from '../../node/config/service-key-file.js';
 import { startTestNode } from '../fixtures/real-node.js';
 import { refusedBy, startOutsideWallet } from './kyc/wallet.js';
 import { fundedSubject, IssuancePlugin, passedSession } from '../plugins/kyc/issuance/harness.js';
@@ -34,7 +33,7 @@ t.test('issuer DID, credential on chain, OpenID4VCI redemption, revocation and a
   const rpc = new RpcClient(node.url);
   const kycUrl = plugin.base.publicUrl();
 
-  const serviceKey = keyFileFromJson(JSON.parse(await readFile(join(node.dir, 'keys', 'service-kyc.json'), 'utf8')));
+  const serviceKey = await readServiceKeyPublic(serviceKeyPath(node.dir, 'kyc'));
   t.equal(plugin.key.origin, 'service-key', 'the issuer adopted the genesis-funded service key');
   t.equal(plugin.key.address, serviceKey.address);
   const deadline = Date.now() + 30_000;

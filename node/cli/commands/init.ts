@@ -3,7 +3,10 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { dataPaths, serviceKeyPath, SERVICE_KEY_PLUGINS, validatorKeyPath } from '../../config/datadir.js';
 import { generateAccountKey, generateValidatorKey, secureKeysDir, writeKeyFile, type ValidatorKey } from '../../config/keyfile.js';
+import { loadConfig } from '../../config/load.js';
 import { defaultConfig, PLUGIN_NAMES } from '../../config/schema.js';
+import { writeServiceKeyFile } from '../../config/service-key-file.js';
+import { GENERATED_SECRET_WARNING, resolveServiceKeySecret, SERVICE_KEY_SECRET_ENV, type ServiceKeySecret } from '../../config/service-key-secret.js';
 import { LedgerError } from '../../errors.js';
 import { parseAddress } from '../../protocol/address.js';
 import { formatTokens, UNIT } from '../../protocol/amount.js';
@@ -32,6 +35,12 @@ account funded with ${formatTokens(DEV_BALANCE)} tokens at genesis),
 issuer and the wallet plugin's sponsor, each funded with ${formatTokens(SERVICE_BALANCE)}) and, if absent,
 <data-dir>/config.json with every plugin enabled. Prints a JSON summary.
 
+The service key files keep their address, DID and public key in clear; their seeds are
+encrypted under the service-key secret, found as "ledger start" finds it:
+$${SERVICE_KEY_SECRET_ENV}, else the file serviceKeySecretFile names
+(--service-key-secret-file, $LEDGER_SERVICE_KEY_SECRET_FILE, the config file), else
+<data-dir>/secrets/service-keys.secret, made (0600) when absent.
+
 Options:
   --data-dir <dir>     data directory (default: $LEDGER_DATA_DIR or ./data)
   --network <name>     DID network segment, lowercase letters and digits (default: testnet)
@@ -40,12 +49,15 @@ Options:
   --epoch-length <n>   blocks per epoch, at whose end the validator set may change,
                        ${MIN_EPOCH_LENGTH}-${MAX_EPOCH_LENGTH} (default: the template's, else ${DEFAULT_EPOCH_LENGTH})
   --template <file>    genesis template (default: genesis/testnet.json of this package)
+  --service-key-secret-file <file>
+                       the secret the service key files are encrypted under (a 0600 file)
   --force              replace an existing genesis and keys and delete the chain database
   -h, --help           show this help
 
 Examples:
   ledger init
   ledger init --data-dir /var/lib/ledger --validators 4
+  ledger init --data-dir /var/lib/ledger --service-key-secret-file /etc/ledger/service-keys.secret
   ledger init --network devnet --chain-id ledger-devnet-7 --force`;
 
 export interface InitOptions {
@@ -59,6 +71,11 @@ export interface InitOptions {
   force?: boolean;
   /** the genesis time when the template leaves it 0; default Date.now() */
   now?: number;
+  /**
+   * The secret the service key files are sealed under, asked for once the checks have passed
+   * (so a refused init makes no secret file); default: the data directory's, made if absent.
+   */
+  serviceKeySecret?: () => Promise<ServiceKeySecret>;
 }
 
 export interface InitSummary {
@@ -71,6 +88,8 @@ export interface InitSummary {
   validators: Array<{ address: string; did: string; key_file: string }>;
   dev_account: { address: string; did: string; public_key: string; balance: string; key_file: string };
   service_accounts: Array<{ plugin: string; address: string; balance: string; key_file: string }>;
+  /** where the secret the service key files are sealed under came from */
+  service_key_secret: string;
 }
 
 export function defaultTemplatePath(network = 'testnet'): string {
@@ -161,9 +180,10 @@ export async function initDataDir(o: InitOptions): Promise<InitSummary> {
       if (existsSync(f)) throw new LedgerError('KEY_FILE_EXISTS', `key file ${f} already exists; refusing to overwrite it (use --force)`, 'conflict', { file: f });
     }
   }
+  const secret = await (o.serviceKeySecret ?? (() => resolveServiceKeySecret({ env: {}, dataDir })))();
   for (const [i, v] of validators.entries()) await writeKeyFile(validatorFiles[i]!, v, { force });
   await writeKeyFile(paths.devKey, dev, { force });
-  for (const s of services) await writeKeyFile(s.file, s.key, { force });
+  for (const s of services) await writeServiceKeyFile(s.file, s.plugin, s.key, secret, { force });
 
   let chainDbRemoved = false;
   if (force && existsSync(paths.chainDb)) {
@@ -188,6 +208,7 @@ export async function initDataDir(o: InitOptions): Promise<InitSummary> {
     validators: validators.map((v, i) => ({ address: v.address, did: v.did, key_file: validatorFiles[i]! })),
     dev_account: { address: dev.address, did: dev.did, public_key: Buffer.from(dev.publicKey).toString('hex'), balance: formatTokens(DEV_BALANCE), key_file: paths.devKey },
     service_accounts: services.map((s) => ({ plugin: s.plugin, address: s.key.address, balance: formatTokens(SERVICE_BALANCE), key_file: s.file })),
+    service_key_secret: secret.source,
   };
 }
 
@@ -200,17 +221,26 @@ export async function runInit(argv: string[], io: CliIo): Promise<number> {
     'epoch-length': { type: 'string' },
     template: { type: 'string' },
     force: { type: 'boolean' },
+    'service-key-secret-file': { type: 'string' },
   });
-  const dataDir = stringFlag(p, 'data-dir') ?? (io.env.LEDGER_DATA_DIR || defaultConfig().dataDir);
+  const dataDir = resolve(io.cwd, stringFlag(p, 'data-dir') ?? (io.env.LEDGER_DATA_DIR || defaultConfig().dataDir));
   const templatePath = stringFlag(p, 'template');
+  // the secret `ledger start` will open the service key files with: the same sources, in the same order
+  const serviceKeySecret = async () => {
+    const { config } = loadConfig({ flags: { 'data-dir': dataDir, 'service-key-secret-file': stringFlag(p, 'service-key-secret-file') }, env: io.env, cwd: io.cwd });
+    const secret = await resolveServiceKeySecret({ env: io.env, file: config.serviceKeySecretFile, dataDir });
+    if (secret.generated) io.stderr(`ledger init: ${GENERATED_SECRET_WARNING} (${secret.source})\n`);
+    return secret;
+  };
   const summary = await initDataDir({
-    dataDir: resolve(io.cwd, dataDir),
+    dataDir,
     network: stringFlag(p, 'network'),
     chainId: stringFlag(p, 'chain-id'),
     validators: intFlag(p, 'validators', 'init', 1, MAX_INIT_VALIDATORS),
     epochLength: intFlag(p, 'epoch-length', 'init', MIN_EPOCH_LENGTH, MAX_EPOCH_LENGTH),
     templatePath: templatePath === undefined ? undefined : resolve(io.cwd, templatePath),
     force: p.values.force === true,
+    serviceKeySecret,
   });
   printJson(io, summary);
   return 0;

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { dataPaths, DEFAULT_DATA_DIR } from '../../config/datadir.js';
-import { generateAccountKey, generateValidatorKey, isValidatorKey, readKeyFile, secureKeysDir, writeKeyFile, type KeyFile } from '../../config/keyfile.js';
+import { generateAccountKey, generateValidatorKey, keyFileFromJson, readKeyJson, secureKeysDir, writeKeyFile, type AccountKey, type KeyFile } from '../../config/keyfile.js';
+import { isSealedKeyFile, readServiceKeyPublic } from '../../config/service-key-file.js';
 import { toHex } from '../../protocol/bytes.js';
 import { NETWORK_RE } from '../../protocol/genesis.js';
 import { parseCommandArgs, printJson, stringFlag, UsageError, type CliIo } from '../io.js';
@@ -13,7 +14,8 @@ Usage:
 
 keys new writes a fresh Ed25519 key file (mode 0600) and prints its address, DID,
 public key and path; it never prints the secret key. With --validator the file
-also holds a BLS12-381 key pair for consensus votes.
+also holds a BLS12-381 key pair for consensus votes. keys show also reads the
+service key files ledger init writes, whose seed is sealed (kind "service").
 
 Options of keys new:
   --out <file>         where to write (default: <data-dir>/keys/<address>.json)
@@ -27,15 +29,15 @@ Examples:
   ledger keys new --out alice.json --network testnet
   ledger keys show data/keys/dev.json`;
 
-/** What may be shown about a key: everything but the secrets. */
-export function publicKeyInfo(k: KeyFile, file: string): Record<string, string> {
+/** What may be shown about a key: everything but the secrets. A service key file's seed is sealed: only its public part is known. */
+export function publicKeyInfo(k: KeyFile | Omit<AccountKey, 'seed'>, file: string): Record<string, string> {
   const out: Record<string, string> = {
-    kind: isValidatorKey(k) ? 'validator' : 'account',
+    kind: !('seed' in k) ? 'service' : 'blsPublicKey' in k ? 'validator' : 'account',
     address: k.address,
     did: k.did,
     public_key: toHex(k.publicKey),
   };
-  if (isValidatorKey(k)) out.bls_public_key = toHex(k.blsPublicKey);
+  if ('blsPublicKey' in k) out.bls_public_key = toHex(k.blsPublicKey);
   out.file = file;
   return out;
 }
@@ -69,7 +71,8 @@ async function keysShow(argv: string[], io: CliIo): Promise<number> {
   const p = parseCommandArgs('keys show', argv, {}, true);
   if (p.positionals.length !== 1) throw new UsageError('keys show takes exactly one key file', 'keys');
   const file = resolve(io.cwd, p.positionals[0]!);
-  printJson(io, publicKeyInfo(await readKeyFile(file), file));
+  const value = await readKeyJson(file);
+  printJson(io, publicKeyInfo(isSealedKeyFile(value) ? await readServiceKeyPublic(file) : keyFileFromJson(value, file), file));
   return 0;
 }
 

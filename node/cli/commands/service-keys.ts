@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { loadConfig } from '../../config/load.js';
+import { resealServiceKeyFiles } from '../../config/service-key-file.js';
 import { readSecretFile, resolveServiceKeySecret, SERVICE_KEY_SECRET_ENV, writeSecretFile, type ResealedSecrets } from '../../config/service-key-secret.js';
 import { LedgerError } from '../../errors.js';
 import { bytesEqual } from '../../protocol/bytes.js';
@@ -14,17 +15,21 @@ Usage:
                              [--service-key-secret-file <file>]
 
 The KYC issuer's keys (Ed25519 and BBS) and the wallet sponsor's key are kept in the node's
-database encrypted (AES-256-GCM under a key derived with scrypt) under the service-key secret:
+database, and the seeds of the service key files "ledger init" writes (keys/service-*.json),
+encrypted (AES-256-GCM under a key derived with scrypt) under the service-key secret:
 $${SERVICE_KEY_SECRET_ENV}, else the file serviceKeySecretFile names
 ($LEDGER_SERVICE_KEY_SECRET_FILE, --service-key-secret-file), else
-<data-dir>/secrets/service-keys.secret, which "ledger start" makes when nothing is configured.
+<data-dir>/secrets/service-keys.secret, which "ledger init" or "ledger start" makes when
+nothing is configured.
 
   new-secret  writes a random secret to a new file, mode 0600; never over an existing file.
   rotate      re-encrypts every stored service key from the current secret (found as
-              "ledger start" finds it) to the one in --new-secret-file, all in one write,
-              then compacts the old envelopes out of the database files. The keys, their
-              accounts and DIDs stay the same; the old secret no longer opens them. Run it
-              while the node is stopped, then start the node with the new secret.
+              "ledger start" finds it) to the one in --new-secret-file: the database's
+              in one write, then the old envelopes are compacted out of its files, then
+              each service key file is replaced. Nothing is written unless every key
+              opens. The keys, their accounts and DIDs stay the same; the old secret no
+              longer opens them. Run it while the node is stopped, then start the node
+              with the new secret.
 
 Examples:
   ledger service-keys new-secret --out /etc/ledger/service-keys.secret
@@ -50,14 +55,16 @@ async function rotate(argv: string[], io: CliIo): Promise<number> {
   if (bytesEqual(from.bytes, to.bytes)) throw new LedgerError('SERVICE_KEY_SECRET_UNCHANGED', `the new secret (${to.source}) is the current one (${from.source})`, 'invalid');
   const db = await openStoppedDatabase(config.dataDir);
   try {
-    // every plugin's rows are opened before anything is written: a wrong current secret changes nothing
+    // every plugin's rows and every service key file are opened before anything is written: a wrong current secret changes nothing
     const plans: Array<ResealedSecrets & { plugin: string }> = [];
     for (const entry of io.plugins ?? []) {
       if (entry.resealSecrets) plans.push({ plugin: entry.name, ...(await entry.resealSecrets(db.pluginStore(entry.name), from, to)) });
     }
+    const keyFiles = await resealServiceKeyFiles(config.dataDir, from, to);
     await db.root.batch(plans.flatMap((plan) => plan.ops));
     for (const plan of plans) await plan.compact();
-    printJson(io, { data_dir: config.dataDir, from: from.source, to: to.source, resealed: plans.flatMap((plan) => plan.rows.map((row) => `${plan.plugin}/${row}`)) });
+    await keyFiles.write();
+    printJson(io, { data_dir: config.dataDir, from: from.source, to: to.source, resealed: [...plans.flatMap((plan) => plan.rows.map((row) => `${plan.plugin}/${row}`)), ...keyFiles.files] });
   } finally {
     await db.close();
   }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dataPaths } from '../../config/datadir.js';
 import { loadConfig } from '../../config/load.js';
 import { FOLLOW_ENV, SUBJECT_ENUMERATION_ENV, type NodeConfig, type PluginName } from '../../config/schema.js';
-import { resolveServiceKeySecret, type ServiceKeySecret } from '../../config/service-key-secret.js';
+import { GENERATED_SECRET_WARNING, resolveServiceKeySecret, type ServiceKeySecret } from '../../config/service-key-secret.js';
 import { createLogger, type Logger } from '../../logging.js';
 import { startNode } from '../../node.js';
 import { parseCommandArgs, printJson, stringFlag, type CliIo, type Options } from '../io.js';
@@ -70,8 +70,9 @@ Options:
                            depend on the data directory
   --explorer-postgres-url <u>  the explorer's index in Postgres
   --service-key-secret-file <f>  the secret the KYC and wallet keys are encrypted under in
-                           the store (a 0600 file; default: $LEDGER_SERVICE_KEY_SECRET, else
-                           <data-dir>/secrets/service-keys.secret, made on first start)
+                           the store and in keys/service-*.json (a 0600 file; default:
+                           $LEDGER_SERVICE_KEY_SECRET, else <data-dir>/secrets/service-keys.secret,
+                           made by init or on first start)
 
 Every option also has an environment variable; see docs/operators.md.
 
@@ -88,10 +89,7 @@ Examples:
 async function startSecret(config: NodeConfig, io: CliIo, log: Logger): Promise<ServiceKeySecret> {
   const secret = await resolveServiceKeySecret({ env: io.env, file: config.serviceKeySecretFile, dataDir: config.dataDir });
   if (secret.generated) {
-    log.warn(
-      { service_key_secret: secret.source },
-      'no service-key secret is configured: made one in the data directory. Beside the data it protects against a leak of the store alone, not against a copy of the directory: move it elsewhere and set serviceKeySecretFile (docs/operators.md, "The service-key secret")',
-    );
+    log.warn({ service_key_secret: secret.source }, GENERATED_SECRET_WARNING);
   } else {
     log.info({ service_key_secret: secret.source }, 'the plugins\' service keys are encrypted under the service-key secret');
   }
@@ -104,13 +102,17 @@ export async function runStart(argv: string[], io: CliIo): Promise<number> {
   let { config, configPath } = load();
   const log = createLogger({ level: config.log.level, name: 'ledger' });
 
+  // resolved once, when first needed: by the init of a fresh data directory, or for the plugins
+  let secret: Promise<ServiceKeySecret> | undefined;
+  const serviceKeySecret = () => (secret ??= startSecret(config, io, log));
+
   const follow = stringFlag(p, 'follow') ?? (io.env[FOLLOW_ENV] || undefined);
   if (follow !== undefined) {
     const plan = await prepareFollower(config.dataDir, follow);
     config.p2p.bootstrap = [...new Set([...config.p2p.bootstrap, ...plan.bootstrap])];
     log.info({ chain_id: plan.chainId, genesis_hash: plan.genesisHash, bootstrap: config.p2p.bootstrap, wrote: plan.wrote }, 'following a network: this node does not vote');
   } else if (!existsSync(dataPaths(config.dataDir).genesis)) {
-    const summary = await initDataDir({ dataDir: config.dataDir });
+    const summary = await initDataDir({ dataDir: config.dataDir, serviceKeySecret });
     log.info({ chain_id: summary.chain_id, validator: summary.validators[0]?.address, dev_account: summary.dev_account }, 'initialized a fresh data directory');
     // init may have written <dataDir>/config.json; read the sources again so it takes effect
     ({ config, configPath } = load());
@@ -122,8 +124,8 @@ export async function runStart(argv: string[], io: CliIo): Promise<number> {
   }
 
   const enabled = (io.plugins ?? []).filter((entry) => config.plugins[entry.name as PluginName]?.enabled);
-  const serviceKeySecret = enabled.some((entry) => entry.resealSecrets) ? await startSecret(config, io, log) : undefined;
-  const node = await startNode(config, log, { plugins: await Promise.all(enabled.map((entry) => entry.load())), serviceKeySecret });
+  const sealed = enabled.some((entry) => entry.resealSecrets) ? await serviceKeySecret() : undefined;
+  const node = await startNode(config, log, { plugins: await Promise.all(enabled.map((entry) => entry.load())), serviceKeySecret: sealed });
   printJson(io, { rpc_url: node.rpcUrl, p2p: node.p2pAddrs, plugins: node.plugins });
 
   return new Promise<number>((resolveExit) => {

@@ -2,13 +2,12 @@ import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { importJWK, SignJWT } from 'jose';
-import { join } from 'node:path';
 import { buildDidDeactivate, generateSeed, RpcClient, signAndEncode, waitForReceipt } from '../../../../node/client/index.js';
-import { readKeyFile } from '../../../../node/config/keyfile.js';
 import { sign } from '../../../../node/crypto/ed25519.js';
 import { toHex } from '../../../../node/protocol/bytes.js';
 import { KYC_BBS_HEADER, kycBbsIndex } from '../../../../node/protocol/kyc-bbs.js';
 import { HttpProblem } from '../../../../plugins/common/http/problems.js';
+import { serviceKeyOf } from '../../../fixtures/real-node.js';
 import { ERRORS_BASE } from '../harness.js';
 import { startKycWallet, type Holder, type KycWallet } from './kyc-wallet.js';
 
@@ -238,7 +237,7 @@ t.test('offers: JSON text, a phone-built proof JWT, bad offers, a DID not on cha
 
   await t.test('the issuer DID deactivated on chain: its credentials are no longer valid', async (t) => {
     const [cached] = await k.wallet.store.list(erin.user.id);
-    const issuer = await readKeyFile(join(k.node.dir, 'keys', 'service-kyc.json'));
+    const issuer = await serviceKeyOf(k.node.dir, 'kyc');
     t.equal(cached!.issuer, issuer.did, 'the KYC plugin issues with its genesis-funded service key');
     const rpc = new RpcClient(k.node.url);
     const signed = signAndEncode(k.node.chainId, buildDidDeactivate({ senderPubkey: issuer.publicKey, nonce: await rpc.getNonce(issuer.address), did: issuer.did }), issuer.seed);
