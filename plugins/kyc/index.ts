@@ -99,7 +99,7 @@ export function createKyc(): Plugin {
         now: Date.now,
       };
 
-      const mailer = new Mailer({ store: ctx.store, smtpUrl: config.email.smtpUrl, from: config.email.from, log: log.child({ part: 'mail' }) });
+      const mailer = new Mailer({ store: ctx.store, smtpUrl: config.email.smtpUrl, from: config.email.from, log: log.child({ part: 'mail' }), metrics: { registry: ctx.metrics, plugin: 'kyc' } });
       mailer.start();
       stops.push(() => mailer.stop());
       const accounts = await createAccounts(base, mailer);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Registry } from 'prom-client';
 import type { Logger } from '../../node/logging.js';
 import type { ChainView } from '../../node/plugins/chain-view.js';
 import { parseDid } from '../../node/protocol/did.js';
@@ -40,6 +41,8 @@ export interface ComposeInput {
   verifyBbs: BbsVerifier;
   log: Logger;
   now?: () => number;
+  /** the node's Prometheus registry, for the mailer's ledger_mail_total and ledger_mail_pending */
+  metrics?: Registry;
 }
 
 export async function createRelayServices(input: ComposeInput): Promise<RelayServices & { resolver: DidResolver }> {
@@ -58,7 +61,7 @@ export async function createRelayServices(input: ComposeInput): Promise<RelaySer
   }
   const identity = mediatorIdentity(seed);
   const settings = new SettingsService(store.documents, input.config.defaults);
-  const mailer = new Mailer({ store: input.db, smtpUrl: input.config.email.smtpUrl, from: input.config.email.from, log: input.log.child({ part: 'mail' }), outboxRoute: 'GET /v1/notifications/email/outbox', now });
+  const mailer = new Mailer({ store: input.db, smtpUrl: input.config.email.smtpUrl, from: input.config.email.from, log: input.log.child({ part: 'mail' }), outboxRoute: 'GET /v1/notifications/email/outbox', now, metrics: input.metrics && { registry: input.metrics, plugin: 'relay' } });
   mailer.start();
   const events = new RelayEvents({ docs: store.documents, outbox: input.outbox, mailer, log: store.log, logger: input.log, now });
   const resolver = new DidResolver({

@@ -41,7 +41,7 @@ export function createRelay(): Plugin {
       let verify: Codec['verifyBbs'] = async () => {
         throw new Error('BBS verification before the crypto pool exists');
       };
-      const services = await createRelayServices({ config, network: ctx.network, chain: ctx.chain, db, outbox, verifyBbs: (i) => verify(i), log: ctx.log });
+      const services = await createRelayServices({ config, network: ctx.network, chain: ctx.chain, db, outbox, verifyBbs: (i) => verify(i), log: ctx.log, metrics: ctx.metrics });
       const crypto = metric(ctx.metrics, 'ledger_relay_crypto_total', () => new Counter({ name: 'ledger_relay_crypto_total', help: "DIDComm envelopes packed and unpacked, by which implementation did it: node (Node's crypto) or library (didcomm-node)", labelNames: ['op', 'via'] as const, registers: [ctx.metrics] }));
       codec = createCodec({ secrets: services.identity.secrets, threads: config.cryptoThreads, maxQueue: config.cryptoQueue, onCrypto: (op, via) => crypto.inc({ op, via }) });
       verify = codec.verifyBbs;

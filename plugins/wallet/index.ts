@@ -67,7 +67,7 @@ export function createWallet(): Plugin {
       const base: WalletBase = { config, db: new PluginDb(ctx.store), log, chain: ctx.chain, network: ctx.network, chainId: ctx.chainId, submit: (json) => ctx.submit(json), publicUrl, now: Date.now };
       const metrics = new WalletMetrics(ctx.metrics);
 
-      const mailer = new Mailer({ store: ctx.store, smtpUrl: config.email.smtpUrl, from: config.email.from, log: log.child({ part: 'mail' }) });
+      const mailer = new Mailer({ store: ctx.store, smtpUrl: config.email.smtpUrl, from: config.email.from, log: log.child({ part: 'mail' }), metrics: { registry: ctx.metrics, plugin: 'wallet' } });
       mailer.start();
       stops.push(() => mailer.stop());
       const users = new UserStore(base.db);

@@ -1,18 +1,29 @@
 import { createTransport, type Transporter } from 'nodemailer';
+import type { Registry } from 'prom-client';
 import type { Logger } from '../../../node/logging.js';
 import type { BinarySublevel } from '../../../node/state/db.js';
-import { MAIL_ERRORS, mailError } from './errors.js';
-import { MailOutbox, newMailId, type StoredMail } from './outbox.js';
+import { MAIL_ERRORS, mailError, smtpFailure } from './errors.js';
+import { checkMail, newMailId, type Mail } from './message.js';
+import { MailMetrics } from './metrics.js';
+import { MailOutbox, type StoredMail } from './outbox.js';
+import { MailQueue } from './queue.js';
+import { QUEUE_STATUSES, QueueStore, type QueueStatus, type QueuedMail } from './queue-store.js';
 
 /**
- * Mail for the plugins (password resets, invitations): over SMTP when `smtpUrl` is configured,
- * otherwise into an outbox in the plugin's store that an operator reads over HTTP. A mail that
- * SMTP refuses is not moved to the outbox: the failure is a typed error, logged here, and the
- * caller decides what its user sees.
+ * Mail for the plugins (password resets, invitations, notifications): over SMTP when `smtpUrl`
+ * is configured, otherwise into an outbox in the plugin's store that an operator reads over HTTP.
+ *
+ * Two ways to send. `send()` is for a mail the user waits on: one attempt now, and a failure is
+ * a typed error, logged here, that the caller turns into what its user sees. `queue()` is for a
+ * mail nobody waits on (notifications): it is written to the store before the call returns and
+ * sent in the background, retried on transient failures (queue.ts). A mail that carries a
+ * credential (a reset link, an invitation token) is sent, not queued: the queue keeps the body
+ * in the store, where those plugins keep only a hash of the credential. docs/mail.md has the
+ * schedule, the cap and which plugin sends what which way.
  */
 
 export interface MailerOptions {
-  /** the plugin's namespace; the outbox is a child sublevel of it */
+  /** the plugin's namespace; the outbox and the queue are child sublevels of it */
   store: BinarySublevel;
   /** `smtp://user:pass@host:port` or `smtps://…`; unset: the outbox */
   smtpUrl?: string | undefined;
@@ -24,13 +35,12 @@ export interface MailerOptions {
   /** connection, greeting and socket timeouts of SMTP; default 10 s */
   timeoutMs?: number;
   now?: () => number;
-}
-
-export interface Mail {
-  to: string;
-  subject: string;
-  text: string;
-  html?: string;
+  /** the node's registry and the plugin's name: ledger_mail_total and ledger_mail_pending */
+  metrics?: { registry: Registry; plugin: string } | undefined;
+  /** ms to wait after each failed attempt of a queued mail (queue.ts has the default) */
+  retryDelaysMs?: readonly number[];
+  /** pending mails the queue holds at most (queue.ts has the default) */
+  maxPending?: number;
 }
 
 export interface SentMail {
@@ -38,26 +48,37 @@ export interface SentMail {
   via: 'smtp' | 'outbox';
 }
 
-const MAX_SUBJECT = 300;
-const MAX_BODY = 256 * 1024;
-/** one address, no display name: what the plugins send to (an account's email) */
-const ADDRESS = /^[^\s@<>(),;:"\\]{1,64}@[^\s@<>(),;:"\\]{1,255}$/;
+export interface QueuedResult {
+  id: string;
+  via: 'smtp' | 'outbox';
+  /** `pending`: in the send queue; `stored`: in the outbox (no SMTP) */
+  status: 'pending' | 'stored';
+}
 
 export class Mailer {
   private transport: Transporter | undefined;
   private started = false;
   private readonly outboxStore: MailOutbox;
+  private readonly queueStore: QueueStore;
+  private readonly sendQueue: MailQueue;
+  /** the queue's resumption from the store, which queue() waits for */
+  private resuming: Promise<void> = Promise.resolve();
+  private readonly metrics: MailMetrics | undefined;
   private readonly now: () => number;
 
   constructor(private readonly opts: MailerOptions) {
     this.outboxStore = new MailOutbox(opts.store);
+    this.queueStore = new QueueStore(opts.store);
     this.now = opts.now ?? Date.now;
+    this.metrics = opts.metrics && new MailMetrics(opts.metrics.registry, opts.metrics.plugin);
+    this.sendQueue = new MailQueue({ store: this.queueStore, log: opts.log, now: this.now, deliver: (mail, id) => this.deliver(mail, id), retryDelaysMs: opts.retryDelaysMs, maxPending: opts.maxPending, metrics: this.metrics });
   }
 
   get via(): 'smtp' | 'outbox' {
     return this.opts.smtpUrl === undefined ? 'outbox' : 'smtp';
   }
 
+  /** Opens SMTP (or warns of the outbox) and, with SMTP, resumes the queue's pending mails in the background. */
   start(): void {
     if (this.started) return;
     this.started = true;
@@ -70,59 +91,93 @@ export class Mailer {
     this.transport = createTransport({ url: this.opts.smtpUrl, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout } as never);
     const u = new URL(this.opts.smtpUrl);
     this.opts.log.info({ smtp: `${u.protocol}//${u.hostname}:${u.port || (u.protocol === 'smtps:' ? 465 : 587)}` }, 'mail goes out over SMTP');
+    this.resuming = this.sendQueue.start();
+    // queue() reports the error to its callers; this keeps it from being an unhandled rejection
+    this.resuming.catch((err: unknown) => this.opts.log.error({ err }, 'the mail queue could not read its pending mails; queue() fails until a restart'));
   }
 
+  /** Stops the queue (its attempts in flight finish and are written), then SMTP. */
   async stop(): Promise<void> {
     this.started = false;
+    await this.resuming.catch(() => undefined);
+    await this.sendQueue.stop();
     this.transport?.close();
     this.transport = undefined;
+    this.metrics?.close();
   }
 
+  /** One attempt now; the caller waits and tells its user. */
   async send(mail: Mail): Promise<SentMail> {
     if (!this.started) throw mailError(MAIL_ERRORS.MAIL_NOT_STARTED, 'the mailer is not running', 'internal');
-    check(mail);
-    const id = newMailId();
+    checkMail(mail);
+    const id = newMailId(this.now());
     if (!this.transport) {
-      const stored: StoredMail = { id, from: this.opts.from, to: mail.to, subject: mail.subject, text: mail.text, createdAt: new Date(this.now()).toISOString() };
-      if (mail.html !== undefined) stored.html = mail.html;
-      await this.outboxStore.put(stored, this.now());
-      this.opts.log.info({ mail: id, to: mail.to }, 'mail stored in the outbox');
+      await this.store(mail, id);
       return { id, via: 'outbox' };
     }
+    let response: string;
     try {
-      const info = await this.transport.sendMail({ from: this.opts.from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.html !== undefined ? { html: mail.html } : {}), messageId: `<${id}@ledger>` });
-      const rejected = (info.rejected ?? []).map(String);
-      if (rejected.length > 0) throw Object.assign(new Error(`the server rejected ${rejected.join(', ')}`), { code: 'EENVELOPE' });
-      this.opts.log.info({ mail: id, to: mail.to, response: String(info.response ?? '').slice(0, 200) }, 'mail sent');
-      return { id, via: 'smtp' };
+      response = await this.deliver(mail, id);
     } catch (err) {
-      const reason = smtpReason(err);
-      const failure = mailError(MAIL_ERRORS.MAIL_SEND_FAILED, `the mail to ${mail.to} could not be sent: ${reason}`, 'internal', { reason, to: mail.to }, err);
-      this.opts.log.error({ err: failure, mail: id, to: mail.to }, 'mail send failed');
-      throw failure;
+      this.metrics?.count('failed');
+      this.opts.log.error({ err, mail: id, to: mail.to }, 'mail send failed');
+      throw err;
     }
+    this.metrics?.count('sent');
+    this.opts.log.info({ mail: id, to: mail.to, response }, 'mail sent');
+    return { id, via: 'smtp' };
+  }
+
+  /**
+   * Into the send queue (or, with no SMTP, the outbox), durably before it returns; sent in the
+   * background. `tag` says whom the mail is for (the relay: the tenant), to filter `queued()` by.
+   * MAIL_QUEUE_FULL when the queue holds its cap of pending mails.
+   */
+  async queue(mail: Mail, opts: { tag?: string } = {}): Promise<QueuedResult> {
+    if (!this.started) throw mailError(MAIL_ERRORS.MAIL_NOT_STARTED, 'the mailer is not running', 'internal');
+    checkMail(mail);
+    if (!this.transport) {
+      const id = newMailId(this.now());
+      await this.store(mail, id);
+      return { id, via: 'outbox', status: 'stored' };
+    }
+    await this.resuming;
+    const queued = await this.sendQueue.enqueue(mail, opts.tag ?? null);
+    return { id: queued.id, via: 'smtp', status: 'pending' };
+  }
+
+  /** The queue's mails, newest first, with their state (pending, sent, failed); by status and tag. */
+  async queued(filter: { limit?: number; status?: QueueStatus | undefined; tag?: string | undefined } = {}): Promise<QueuedMail[]> {
+    if (filter.status !== undefined && !QUEUE_STATUSES.includes(filter.status)) throw mailError(MAIL_ERRORS.MAIL_INVALID, `status is one of ${QUEUE_STATUSES.join(', ')}`, 'invalid');
+    return this.queueStore.list({ limit: Math.max(1, Math.min(filter.limit ?? 50, 1000)), status: filter.status, tag: filter.tag });
   }
 
   /** The outbox, newest first (empty when mail goes over SMTP). */
   outbox(limit = 50): Promise<StoredMail[]> {
     return this.outboxStore.list(Math.max(1, Math.min(limit, 1000)));
   }
-}
 
-function check(mail: Mail): void {
-  const bad = (what: string) => mailError(MAIL_ERRORS.MAIL_INVALID, what, 'invalid');
-  if (typeof mail.to !== 'string' || !ADDRESS.test(mail.to)) throw bad(`the recipient ${JSON.stringify(String(mail.to).slice(0, 100))} is not an email address`);
-  if (typeof mail.subject !== 'string' || mail.subject.trim() === '' || mail.subject.length > MAX_SUBJECT || /[\r\n]/.test(mail.subject)) {
-    throw bad(`the subject must be one non-empty line of at most ${MAX_SUBJECT} characters`);
+  private async store(mail: Mail, id: string): Promise<void> {
+    const stored: StoredMail = { id, from: this.opts.from, to: mail.to, subject: mail.subject, text: mail.text, createdAt: new Date(this.now()).toISOString() };
+    if (mail.html !== undefined) stored.html = mail.html;
+    await this.outboxStore.put(stored, this.now());
+    this.metrics?.count('stored');
+    this.opts.log.info({ mail: id, to: mail.to }, 'mail stored in the outbox');
   }
-  if (typeof mail.text !== 'string' || mail.text === '' || mail.text.length > MAX_BODY) throw bad(`the text must be non-empty and at most ${MAX_BODY} characters`);
-  if (mail.html !== undefined && (typeof mail.html !== 'string' || mail.html.length > MAX_BODY)) throw bad(`the html must be at most ${MAX_BODY} characters`);
-}
 
-/** What went wrong, in a line: nodemailer puts the SMTP reply in `response` and the stage in `code`. */
-function smtpReason(err: unknown): string {
-  const e = err as { code?: unknown; response?: unknown; responseCode?: unknown; message?: unknown };
-  if (typeof e?.response === 'string' && e.response !== '') return `${e.code ?? 'SMTP'}: ${e.response.slice(0, 200)}`;
-  if (typeof e?.message === 'string') return `${typeof e.code === 'string' ? `${e.code}: ` : ''}${e.message.slice(0, 200)}`;
-  return 'unknown error';
+  /** One SMTP attempt; the server's answer. A failure is MAIL_SEND_FAILED with `data.reason` and `data.permanent` (errors.ts, smtpFailure). */
+  private async deliver(mail: Mail, id: string): Promise<string> {
+    const transport = this.transport;
+    if (!transport) throw mailError(MAIL_ERRORS.MAIL_NOT_STARTED, 'the mailer is not running', 'internal');
+    try {
+      const info = await transport.sendMail({ from: this.opts.from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.html !== undefined ? { html: mail.html } : {}), messageId: `<${id}@ledger>` });
+      const rejected = (info.rejected ?? []).map(String);
+      // one recipient: a rejected one is the whole mail refused, as a 5xx would be
+      if (rejected.length > 0) throw Object.assign(new Error(`the server rejected ${rejected.join(', ')}`), { code: 'EENVELOPE', responseCode: 550 });
+      return String(info.response ?? '').slice(0, 200);
+    } catch (err) {
+      const { reason, permanent } = smtpFailure(err);
+      throw mailError(MAIL_ERRORS.MAIL_SEND_FAILED, `the mail to ${mail.to} could not be sent: ${reason}`, 'internal', { reason, to: mail.to, permanent }, err);
+    }
+  }
 }

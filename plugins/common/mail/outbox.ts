@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { AbstractSublevel } from 'abstract-level';
 import type { BinarySublevel } from '../../../node/state/db.js';
 
@@ -22,8 +21,6 @@ export interface StoredMail {
 }
 
 type Sub = AbstractSublevel<BinarySublevel, any, string, StoredMail>;
-
-export const newMailId = (): string => `mail_${randomBytes(12).toString('hex')}`;
 
 export class MailOutbox {
   private readonly db: Sub;

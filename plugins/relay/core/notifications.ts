@@ -1,5 +1,6 @@
 import type { Logger } from '../../../node/logging.js';
 import type { Mailer } from '../../common/mail/mailer.js';
+import type { QueueStatus } from '../../common/mail/queue-store.js';
 import { newWebhookSecret } from '../../common/webhooks/signature.js';
 import type { WebhookOutbox } from '../../common/webhooks/outbox.js';
 import type { DocumentRepo } from '../store/types.js';
@@ -9,9 +10,10 @@ import { RELAY_EVENTS, type EventEnvelope, type RelayEvent } from './event-types
  * The notification channels besides the tenant webhook (seed 000: email, a team-chat channel,
  * an incident-paging channel), each `{enabled, target, events}`, kept per tenant. Every event the
  * relay emits goes to each enabled channel that lists it (all seven unless narrowed):
- *   - `email` through the shared mailer: SMTP when plugins.relay.email.smtpUrl is set, else the
- *     mail outbox in the relay's store (GET /v1/notifications/email/outbox). A mail is sent once;
- *     a failure is logged, not retried;
+ *   - `email` through the shared mailer's send queue: written to the relay's store before
+ *     notify() returns, sent over SMTP (plugins.relay.email.smtpUrl) in the background, retried
+ *     on transient failures, carried on after a restart; without SMTP, into the mail outbox. Both
+ *     are read at GET /v1/notifications/email/outbox;
  *   - `chat` and `paging` as signed webhooks (the `{id, type, createdAt, data}` envelope and
  *     `Ledger-Signature` of docs/webhooks.md) through the durable outbox the tenant webhook uses,
  *     so a delivery is retried on its schedule and survives a restart. Each has its own signing
@@ -61,7 +63,7 @@ export interface TestResult {
 export interface NotifierOptions {
   docs: DocumentRepo;
   outbox: Pick<WebhookOutbox, 'enqueue' | 'sendNow'>;
-  mailer: Pick<Mailer, 'send' | 'via' | 'outbox' | 'stop'>;
+  mailer: Pick<Mailer, 'send' | 'queue' | 'queued' | 'via' | 'outbox' | 'stop'>;
   logger: Logger;
   now: () => number;
 }
@@ -81,6 +83,11 @@ export class Notifier {
     return this.opts.mailer.outbox(limit);
   }
 
+  /** A tenant's notification mails in the send queue, newest first, with their state. */
+  mailQueue(tenantId: string, limit: number, status?: QueueStatus) {
+    return this.opts.mailer.queued({ tag: tenantId, limit, status });
+  }
+
   async channels(tenantId: string): Promise<ChannelsDoc> {
     const cached = this.cache.get(tenantId);
     if (cached) return cached;
@@ -96,14 +103,19 @@ export class Notifier {
     this.cache.delete(tenantId);
   }
 
-  /** Queues `event` to every enabled channel that lists it: hooks durably (awaited), mail in the background. */
+  /** Queues `event` to every enabled channel that lists it, durably (awaited); each is sent in the background. */
   async notify(tenantId: string, event: EventEnvelope & { type: RelayEvent }): Promise<void> {
     const doc = await this.channels(tenantId);
     for (const name of NOTIFY_CHANNELS) {
       const c = channelOf(doc, name);
       if (!c.enabled || c.target === null || !c.events.includes(event.type)) continue;
       if (name === 'email') {
-        void this.opts.mailer.send(mailOf(tenantId, event, c.target)).catch((err) => this.opts.logger.warn({ err, tenant: tenantId, event: event.type }, 'a notification mail could not be sent'));
+        try {
+          await this.opts.mailer.queue(mailOf(tenantId, event, c.target), { tag: tenantId });
+        } catch (err) {
+          // the queue is full (logged and counted there) or the store failed
+          this.opts.logger.error({ err, tenant: tenantId, event: event.type }, 'a notification mail could not be queued');
+        }
         continue;
       }
       if (c.secret === undefined) {

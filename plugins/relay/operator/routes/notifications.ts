@@ -7,6 +7,7 @@ import { KeyedSerial } from '../../../common/http/router.js';
 import type { RouteDeps } from '../router.js';
 import { oneOf, onlyFields, onlyQuery, queryInt } from '../../../common/http/validate.js';
 import { SAMPLE_EVENT_DATA } from './webhooks.js';
+import { QUEUE_STATUSES } from '../../../common/mail/queue-store.js';
 
 /**
  * Notification channels (seed 000: email, webhook, a team-chat channel, an incident-paging
@@ -97,7 +98,7 @@ export function mountNotifications({ router, services, now }: RouteDeps): void {
       },
       delivery: { email: mail, webhook: 'signed-webhook', chat: 'signed-webhook', paging: 'signed-webhook' },
       note:
-        `Every event a channel lists is sent to it while it is enabled. Email goes ${mail === 'smtp' ? 'out over SMTP' : 'to the mail outbox (GET /v1/notifications/email/outbox): no SMTP server is configured (plugins.relay.email.smtpUrl)'}; ` +
+        `Every event a channel lists is sent to it while it is enabled. Email goes ${mail === 'smtp' ? "out over SMTP through a queue that retries it while the server is down or busy (each mail's state at GET /v1/notifications/email/outbox)" : 'to the mail outbox (GET /v1/notifications/email/outbox): no SMTP server is configured (plugins.relay.email.smtpUrl)'}; ` +
         'chat and paging are POSTed as signed webhooks (Ledger-Signature, with the secret shown when the target was set) and retried like the tenant webhook, which is configured with PUT /v1/webhooks. ' +
         'POST /v1/notifications/<channel>/test sends a test notification.',
     };
@@ -158,11 +159,18 @@ export function mountNotifications({ router, services, now }: RouteDeps): void {
   });
 
   router.add('GET', '/v1/notifications/email/outbox', 'read', async (req) => {
-    onlyQuery(req.query, ['limit']);
+    onlyQuery(req.query, ['limit', 'status']);
     const limit = queryInt(req.query, 'limit', 20, 1, 200);
+    const status = req.query.has('status') ? oneOf(req.query.get('status'), 'status', QUEUE_STATUSES) : undefined;
     // one outbox for the relay: a tenant sees the mails of its own channel (their subject names it)
     const prefix = `[relay ${req.tenantId}] `;
     const mails = (await notifier.mailOutbox(1000)).filter((m) => m.subject.startsWith(prefix)).slice(0, limit);
-    return { via: notifier.mailVia, items: mails.map((m) => ({ id: m.id, to: m.to, subject: m.subject, text: m.text, createdAt: m.createdAt })) };
+    // the send queue (with SMTP): each mail's state, tagged with its tenant when queued
+    const queue = await notifier.mailQueue(req.tenantId, limit, status);
+    return {
+      via: notifier.mailVia,
+      items: mails.map((m) => ({ id: m.id, to: m.to, subject: m.subject, text: m.text, createdAt: m.createdAt })),
+      queue: queue.map((m) => ({ id: m.id, to: m.to, subject: m.subject, text: m.text ?? null, status: m.status, attempts: m.attempts, lastError: m.lastError, nextAttemptAt: m.nextAttemptAt, createdAt: m.createdAt, settledAt: m.settledAt })),
+    };
   });
 }

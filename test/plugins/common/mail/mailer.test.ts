@@ -41,7 +41,9 @@ t.test('a refused mail is a typed error, logged', async (t) => {
   const mailer = new Mailer({ store: await store(t), smtpUrl: smtp.url, from: FROM, log });
   mailer.start();
   t.teardown(() => mailer.stop());
-  await t.rejects(mailer.send({ to: 'bob@example.org', subject: 'x', text: 'y' }), { code: 'MAIL_SEND_FAILED', message: /bob@example\.org.*550/ });
+  await t.rejects(mailer.send({ to: 'bob@example.org', subject: 'x', text: 'y' }), { code: 'MAIL_SEND_FAILED', message: /bob@example\.org.*550/, data: { permanent: true } });
+  smtp.reject = 451;
+  await t.rejects(mailer.send({ to: 'bob@example.org', subject: 'x', text: 'y' }), { code: 'MAIL_SEND_FAILED', message: /451/, data: { permanent: false } }, 'a 4xx: another attempt could do better');
   t.ok(lines.some((l) => l.level === 50 && l.msg === 'mail send failed'), 'the failure is logged');
   t.equal(smtp.received.length, 0);
 });
@@ -54,7 +56,7 @@ t.test('an unreachable server is a typed error', async (t) => {
   const mailer = new Mailer({ store: await store(t), smtpUrl: url, from: FROM, log, timeoutMs: 2000 });
   mailer.start();
   t.teardown(() => mailer.stop());
-  await t.rejects(mailer.send({ to: 'bob@example.org', subject: 'x', text: 'y' }), { code: 'MAIL_SEND_FAILED', message: /ECONNREFUSED|ECONNECTION/ });
+  await t.rejects(mailer.send({ to: 'bob@example.org', subject: 'x', text: 'y' }), { code: 'MAIL_SEND_FAILED', message: /ECONNREFUSED|ECONNECTION/, data: { permanent: false } });
 });
 
 t.test('without SMTP: the outbox, newest first, and one warning at start', async (t) => {

@@ -5,8 +5,11 @@ import { SMTPServer } from 'smtp-server';
 import type { Logger } from '../../../../node/logging.js';
 
 /**
- * A real SMTP server for tests (smtp-server) on 127.0.0.1, port 0, plain text (no STARTTLS, no
- * auth), that keeps what it receives. `refuse` makes it answer 550 to every recipient.
+ * A real SMTP server for tests (smtp-server) on 127.0.0.1 (port 0 unless given: a server
+ * restarted on its port comes back at the same URL), plain text (no STARTTLS, no auth), that
+ * keeps what it receives. `reject` makes it answer every recipient with that code (550: refused
+ * for good, 451: try later); `refuse` is `reject = 550`. `rcpts` counts the recipients it was
+ * offered, accepted or not: one per attempt.
  */
 
 export interface ReceivedMail {
@@ -22,22 +25,25 @@ export interface TestSmtp {
   url: string;
   received: ReceivedMail[];
   refuse: boolean;
+  reject: number | null;
+  readonly rcpts: number;
   /** the next mail received (or one already received beyond `after`) */
   next(after?: number, timeoutMs?: number): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
-export async function startSmtp(): Promise<TestSmtp> {
+export async function startSmtp(opts: { port?: number } = {}): Promise<TestSmtp> {
   const received: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
-  const state = { refuse: false };
+  const state: { reject: number | null; rcpts: number } = { reject: null, rcpts: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     onRcptTo(address, _session, cb) {
-      if (state.refuse) {
-        cb(Object.assign(new Error(`mailbox ${address.address} unavailable`), { responseCode: 550 }));
+      state.rcpts++;
+      if (state.reject !== null) {
+        cb(Object.assign(new Error(`mailbox ${address.address} unavailable`), { responseCode: state.reject }));
         return;
       }
       cb();
@@ -59,7 +65,7 @@ export async function startSmtp(): Promise<TestSmtp> {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
 
   const next: TestSmtp['next'] = async (after = received.length, timeoutMs = 5000) => {
@@ -78,10 +84,19 @@ export async function startSmtp(): Promise<TestSmtp> {
     url: `smtp://127.0.0.1:${port}`,
     received,
     get refuse() {
-      return state.refuse;
+      return state.reject === 550;
     },
     set refuse(v: boolean) {
-      state.refuse = v;
+      state.reject = v ? 550 : null;
+    },
+    get reject() {
+      return state.reject;
+    },
+    set reject(v: number | null) {
+      state.reject = v;
+    },
+    get rcpts() {
+      return state.rcpts;
     },
     next,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

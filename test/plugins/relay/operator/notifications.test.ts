@@ -183,3 +183,36 @@ t.test('without SMTP: mail goes to the outbox, and health and the answer say so'
   t.same(outbox.items.map((m: { subject: string }) => m.subject), ['[relay default] resolution.failed', '[relay default] mediation.granted']);
   t.same((await h.req('GET', '/v1/notifications/email/outbox', { token: await h.session(TENANT_B) })).body.items, [], 'another tenant sees none of them');
 });
+
+t.test('email notifications go through the send queue; the outbox route shows each mail’s state', async (t) => {
+  const smtp = await startSmtp();
+  t.teardown(() => smtp.close());
+  const h = await harness(t, { config: { email: { smtpUrl: smtp.url, from: 'Relay <relay@example.org>' } } });
+  const token = await h.session(TENANT_A);
+  const box = async (query = '', who = token) => (await h.req('GET', `/v1/notifications/email/outbox${query}`, { token: who })).body;
+  t.equal((await h.req('PUT', '/v1/notifications', { token, body: { channels: { email: { enabled: true, target: 'ops@example.org' } } } })).status, 200);
+
+  await h.services.events.emit(TENANT_A, 'resolution.failed', { did: 'did:example:x', error: 'not found' });
+  t.equal((await box()).queue.length, 1, 'queued before emit returned');
+  await until(async () => (await box()).queue[0]?.status === 'sent', 5000, 'sent');
+  t.match((await box()).queue[0], { subject: '[relay default] resolution.failed', to: 'ops@example.org', status: 'sent', attempts: 1, text: null, nextAttemptAt: null, settledAt: /^\d{4}-/ });
+  t.equal(smtp.received.length, 1);
+
+  smtp.reject = 550;
+  await h.services.events.emit(TENANT_A, 'delivery.failed', { messageId: 'msg_1', recipient: 'did:example:r', reason: 'expired' });
+  await until(async () => (await box()).queue[0]?.status === 'failed', 5000, 'refused for good');
+  t.match((await box()).queue[0], { subject: '[relay default] delivery.failed', attempts: 1, lastError: /550/, text: /msg_1/ });
+
+  smtp.reject = 451;
+  await h.services.events.emit(TENANT_A, 'gate.blocked', { did: 'did:example:y' });
+  await until(async () => (await box()).queue[0]?.attempts === 1, 5000, 'a first attempt');
+  const waiting = (await box()).queue[0];
+  t.match(waiting, { subject: '[relay default] gate.blocked', status: 'pending', lastError: /451/ });
+  const wait = Date.parse(waiting.nextAttemptAt) - Date.parse(waiting.createdAt);
+  t.ok(wait >= 30_000 && wait < 40_000, `the next attempt 30 s on (${wait} ms)`);
+
+  t.same((await box('?status=failed')).queue.map((m: { subject: string }) => m.subject), ['[relay default] delivery.failed'], 'by status');
+  t.same((await box('?limit=1')).queue.length, 1);
+  t.same((await box('', await h.session(TENANT_B))).queue, [], 'another tenant sees none of them');
+  isProblem(t, await h.req('GET', '/v1/notifications/email/outbox?status=lost', { token }), 400, 'validation', 'an unknown status');
+});
