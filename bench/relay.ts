@@ -23,7 +23,7 @@
  * not enforced.
  */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -113,6 +113,8 @@ async function startRelays(dir: string, profileDir: string | undefined, servers:
   if (servers.postgres) relayConfig.postgresUrl = servers.postgres.url;
   if (servers.redis) relayConfig.redisUrl = servers.redis.url;
   const relays: Array<{ node: NodeProcess; base: string }> = [];
+  // the instances share the mediator's seed in Postgres, sealed under the service-key secret: they need the same
+  const env = { LEDGER_SERVICE_KEY_SECRET: randomBytes(32).toString('base64url') };
   for (let i = 0; i < opts.instances; i++) {
     const dataDir = join(dir, `node${i}`);
     await mkdir(dataDir, { recursive: true });
@@ -126,6 +128,7 @@ async function startRelays(dir: string, profileDir: string | undefined, servers:
       p2pPort: 0,
       logFile: join(dir, `node${i}.log`),
       plugins: 'relay',
+      env,
       args: ['--relay-port', String(relayPort), ...(i > 0 ? ['--follow', relays[0]!.node.url] : [])],
       nodeArgs: [...(profileDir && i === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...opts.nodeArgs],
       readyTimeoutMs: 60_000,

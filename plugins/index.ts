@@ -17,7 +17,11 @@ function resealer(rows: () => Promise<readonly SecretRow[]>): NonNullable<Plugin
  */
 export const PLUGINS: readonly PluginEntry[] = [
   { name: 'explorer', load: () => import('./explorer/index.js').then((m) => m.createExplorer()) },
-  { name: 'relay', load: () => import('./relay/index.js').then((m) => m.createRelay()) },
+  {
+    name: 'relay',
+    load: () => import('./relay/index.js').then((m) => m.createRelay()),
+    resealSecrets: async (store, from, to, options) => (await import('./relay/store/reseal.js')).resealRelaySecrets(store, from, to, options),
+  },
   {
     name: 'kyc',
     load: () => import('./kyc/index.js').then((m) => m.createKyc()),

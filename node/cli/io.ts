@@ -1,3 +1,4 @@
+import type { PluginConfig } from '../config/schema.js';
 import type { ResealedSecrets, ServiceKeySecret } from '../config/service-key-secret.js';
 import type { Plugin } from '../plugins/types.js';
 import type { BinarySublevel } from '../state/db.js';
@@ -19,10 +20,12 @@ export interface PluginEntry {
   load(): Promise<Plugin>;
   /**
    * For a plugin that keeps secrets sealed under the service-key secret: the writes that
-   * re-encrypt them in its namespace `store` (`ledger service-keys rotate`). It writes nothing,
-   * so that the command commits every plugin's in one batch, or none when a secret does not open.
+   * re-encrypt them in its namespace `store` (`ledger service-keys rotate`), and in a database
+   * of its own that `options` (its config section, as the plugin gets it) names. It writes
+   * nothing, so that the command commits every plugin's in one batch, or none when a secret does
+   * not open. `ledger start` resolves the secret first when an enabled plugin has this.
    */
-  resealSecrets?(store: BinarySublevel, from: ServiceKeySecret, to: ServiceKeySecret): Promise<ResealedSecrets>;
+  resealSecrets?(store: BinarySublevel, from: ServiceKeySecret, to: ServiceKeySecret, options: PluginConfig): Promise<ResealedSecrets>;
 }
 
 export const EXIT_OK = 0;

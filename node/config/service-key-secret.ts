@@ -128,6 +128,13 @@ export interface ResealedSecrets {
   /** `table/row` of each secret */
   rows: string[];
   ops: StoreOp[];
+  /**
+   * Writes outside the node's database (the relay's Postgres), made before the batch; a row they
+   * find under the new secret already stays as it is, so that a rotate cut short runs again.
+   */
+  commit?(): Promise<void>;
   /** after the batch: drop the replaced envelopes from the database files */
   compact(): Promise<void>;
+  /** releases what the preparation holds (a connection), written or not */
+  close?(): Promise<void>;
 }

@@ -20,6 +20,7 @@ import { REPLAY_WINDOW_MS, type Coordination } from './coordination/types.js';
 import { openPostgres } from '../common/sql/postgres.js';
 import { createLevelRelayStore } from './store/level.js';
 import { RELAY_POSTGRES_UNAVAILABLE, createPostgresRelayStore } from './store/pg/index.js';
+import { MEDIATOR_SEED, type RelaySecretSource } from './store/secrets.js';
 import type { RelayStore } from './store/types.js';
 import { DidResolver } from './wire/dids/resolver.js';
 import { didKeyFromSeed } from './wire/dids/did-key.js';
@@ -40,6 +41,8 @@ export interface ComposeInput {
   outbox: WebhookOutbox;
   verifyBbs: BbsVerifier;
   log: Logger;
+  /** the service-key secret the relay's own secrets are stored under (a PluginContext's serviceKeySecret) */
+  serviceKeySecret: RelaySecretSource['serviceKeySecret'];
   now?: () => number;
   /** the node's Prometheus registry, for the mailer's ledger_mail_total and ledger_mail_pending */
   metrics?: Registry;
@@ -115,7 +118,7 @@ export async function createRelayServices(input: ComposeInput): Promise<RelaySer
  */
 async function mediatorSeed(store: RelayStore, input: ComposeInput): Promise<Uint8Array> {
   const configured = input.config.keys;
-  const stored = await store.secret('mediator-ed25519-seed', () => configured?.ed25519Seed ?? randomBytes(32));
+  const stored = await store.secret(MEDIATOR_SEED, () => configured?.ed25519Seed ?? randomBytes(32));
   if (!configured) return stored;
   if (Buffer.compare(Buffer.from(stored), Buffer.from(configured.ed25519Seed)) !== 0) {
     input.log.warn(
@@ -129,10 +132,11 @@ async function mediatorSeed(store: RelayStore, input: ComposeInput): Promise<Uin
 /** a Postgres that cannot be reached here rejects with RELAY_POSTGRES_UNAVAILABLE */
 function openStore(input: ComposeInput, now: () => number): Promise<RelayStore> {
   const { postgresUrl } = input.config;
-  if (!postgresUrl) return Promise.resolve(createLevelRelayStore(input.db, { now }));
+  const secrets = { serviceKeySecret: input.serviceKeySecret, log: input.log };
+  if (!postgresUrl) return Promise.resolve(createLevelRelayStore(input.db, { now, secrets }));
   const report = quietly(input.log, now);
   const db = openPostgres(postgresUrl, { unavailableCode: RELAY_POSTGRES_UNAVAILABLE, onError: (err) => report(err, "the relay's Postgres connection") });
-  return createPostgresRelayStore(db, { now, onError: (err) => report(err, 'the relay counters flush') });
+  return createPostgresRelayStore(db, { now, secrets, onError: (err) => report(err, 'the relay counters flush') });
 }
 
 function openCoordination(input: ComposeInput, now: () => number): Promise<Coordination> {

@@ -9,6 +9,7 @@ import { createRelayServices } from './compose.js';
 import { mountConsole } from './console/serve.js';
 import { mountOperatorApi } from './operator/index.js';
 import { parseRelayConfig } from './config.js';
+import { SESSION_SECRET } from './store/secrets.js';
 import { createCodec, type Codec } from './wire/codec.js';
 import { InboundPipeline } from './wire/inbound.js';
 import { LiveServer } from './wire/live.js';
@@ -41,7 +42,7 @@ export function createRelay(): Plugin {
       let verify: Codec['verifyBbs'] = async () => {
         throw new Error('BBS verification before the crypto pool exists');
       };
-      const services = await createRelayServices({ config, network: ctx.network, chain: ctx.chain, db, outbox, verifyBbs: (i) => verify(i), log: ctx.log, metrics: ctx.metrics });
+      const services = await createRelayServices({ config, network: ctx.network, chain: ctx.chain, db, outbox, verifyBbs: (i) => verify(i), log: ctx.log, serviceKeySecret: ctx.serviceKeySecret, metrics: ctx.metrics });
       const crypto = metric(ctx.metrics, 'ledger_relay_crypto_total', () => new Counter({ name: 'ledger_relay_crypto_total', help: "DIDComm envelopes packed and unpacked, by which implementation did it: node (Node's crypto) or library (didcomm-node)", labelNames: ['op', 'via'] as const, registers: [ctx.metrics] }));
       codec = createCodec({ secrets: services.identity.secrets, threads: config.cryptoThreads, maxQueue: config.cryptoQueue, onCrypto: (op, via) => crypto.inc({ op, via }) });
       verify = codec.verifyBbs;
@@ -69,7 +70,7 @@ export function createRelay(): Plugin {
           this.set(liveServer.connections);
         },
       });
-      const sessionSecret = await services.store.secret('session-secret', () => randomBytes(32));
+      const sessionSecret = await services.store.secret(SESSION_SECRET, () => randomBytes(32));
       mountOperatorApi(
         ctx.http,
         services,

@@ -30,14 +30,20 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** A relay "host": its keys file and configuration; each start() is a node on an empty data directory. */
+/**
+ * A relay "host": its keys file, service-key secret and configuration; each start() is a node on
+ * an empty data directory. The secret moves with the host: the seed a relay keeps in Postgres is
+ * sealed under it.
+ */
 async function relayHost(t: Test, env: NodeJS.ProcessEnv = {}) {
   const configDir = await tempDataDir(t);
   const seed = randomBytes(32);
   const keysFile = join(configDir, 'relay-keys.json');
   await writeFile(keysFile, mediatorKeysFileText(seed), { mode: 0o600 });
+  const serviceKeySecretFile = join(configDir, 'service-keys.secret');
+  await writeFile(serviceKeySecretFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
   const configFile = join(configDir, 'config.json');
-  await writeFile(configFile, JSON.stringify({ plugins: { relay: { keysFile } } }));
+  await writeFile(configFile, JSON.stringify({ serviceKeySecretFile, plugins: { relay: { keysFile } } }));
   // the same port on every start: the did:peer:2 carries the endpoint, as publicUrl would in production
   const port = await freePort();
   const start = async (): Promise<NodeProcess> => startNodeProcess(t, await tempDataDir(t), { plugins: { relay: port }, logLevel: 'warn', env: { LEDGER_CONFIG: configFile, ...env } });

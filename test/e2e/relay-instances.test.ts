@@ -25,7 +25,8 @@ t.test('two relay instances: live across them, and a kill -9 of one mid-stream',
     await redis.stop();
     await postgres.stop();
   });
-  const env = { LEDGER_RELAY_POSTGRES_URL: postgres.url, LEDGER_RELAY_REDIS_URL: redis.url };
+  // the mediator's seed in Postgres is sealed under the service-key secret: both instances need the same
+  const env = { LEDGER_RELAY_POSTGRES_URL: postgres.url, LEDGER_RELAY_REDIS_URL: redis.url, LEDGER_SERVICE_KEY_SECRET: 'the-secret-both-relay-instances-share' };
   const a = await startNodeProcess(t, await tempDataDir(t), { plugins: { relay: 0 }, env, logLevel: 'warn' });
   const b = await startNodeProcess(t, await tempDataDir(t), { plugins: { relay: 0 }, env, logLevel: 'warn', follow: a.url });
   const [baseA, baseB] = [a.plugins.relay!, b.plugins.relay!];

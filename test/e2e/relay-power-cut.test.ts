@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../node/state/db.js';
 import { createLevelRelayStore } from '../../plugins/relay/store/level.js';
+import { testSecrets } from '../plugins/relay/store/contract/backend.js';
 import { TestAgent, TestResolver } from '../plugins/relay/didcomm-client.js';
 import { startNodeProcess } from './harness.js';
 
@@ -105,7 +106,7 @@ t.test('a forward answered 202 survives a power cut', { skip: reason ?? false },
   mountImage(t, copy, after, 'rw');
 
   const db = await openDatabase(join(after, 'data', 'chain'));
-  const store = createLevelRelayStore(db.pluginStore('relay'));
+  const store = createLevelRelayStore(db.pluginStore('relay'), { secrets: testSecrets });
   t.teardown(async () => {
     await store.close();
     await db.close();

@@ -1,8 +1,10 @@
 import { resolve } from 'node:path';
 import { loadConfig } from '../../config/load.js';
+import type { PluginName } from '../../config/schema.js';
 import { resealServiceKeyFiles } from '../../config/service-key-file.js';
 import { readSecretFile, resolveServiceKeySecret, SERVICE_KEY_SECRET_ENV, writeSecretFile, type ResealedSecrets } from '../../config/service-key-secret.js';
 import { LedgerError } from '../../errors.js';
+import { pluginOptions } from '../../plugins/host.js';
 import { bytesEqual } from '../../protocol/bytes.js';
 import { parseCommandArgs, printJson, requireFlag, UsageError, type CliIo } from '../io.js';
 import { openStoppedDatabase } from '../offline-db.js';
@@ -31,6 +33,13 @@ nothing is configured.
               longer opens them. Run it while the node is stopped, then start the node
               with the new secret.
 
+The relay's own secrets (its mediator's Ed25519 seed, its operator session secret) are
+sealed the same way, in the node's database or, with plugins.relay.postgresUrl, in
+Postgres, which every relay instance on that database shares. When the relay is enabled on
+Postgres, rotate moves its rows there too, in one transaction before the node's database
+is written. Run rotate on every node whose relay shares the database, with the same new
+secret: the first moves the shared rows, the others find them moved and leave them.
+
 Examples:
   ledger service-keys new-secret --out /etc/ledger/service-keys.secret
   ledger service-keys rotate --new-secret-file /etc/ledger/service-keys.secret
@@ -54,18 +63,22 @@ async function rotate(argv: string[], io: CliIo): Promise<number> {
   const to = await readSecretFile(next);
   if (bytesEqual(from.bytes, to.bytes)) throw new LedgerError('SERVICE_KEY_SECRET_UNCHANGED', `the new secret (${to.source}) is the current one (${from.source})`, 'invalid');
   const db = await openStoppedDatabase(config.dataDir);
+  const plans: Array<ResealedSecrets & { plugin: string }> = [];
   try {
     // every plugin's rows and every service key file are opened before anything is written: a wrong current secret changes nothing
-    const plans: Array<ResealedSecrets & { plugin: string }> = [];
     for (const entry of io.plugins ?? []) {
-      if (entry.resealSecrets) plans.push({ plugin: entry.name, ...(await entry.resealSecrets(db.pluginStore(entry.name), from, to)) });
+      const section = config.plugins[entry.name as PluginName];
+      if (entry.resealSecrets) plans.push({ plugin: entry.name, ...(await entry.resealSecrets(db.pluginStore(entry.name), from, to, pluginOptions(section))) });
     }
     const keyFiles = await resealServiceKeyFiles(config.dataDir, from, to);
+    // another database first: should the batch fail after it, a second run finds its rows moved and goes on
+    for (const plan of plans) await plan.commit?.();
     await db.root.batch(plans.flatMap((plan) => plan.ops));
     for (const plan of plans) await plan.compact();
     await keyFiles.write();
     printJson(io, { data_dir: config.dataDir, from: from.source, to: to.source, resealed: [...plans.flatMap((plan) => plan.rows.map((row) => `${plan.plugin}/${row}`)), ...keyFiles.files] });
   } finally {
+    for (const plan of plans) await plan.close?.();
     await db.close();
   }
   io.stderr(`Start the node with the new secret (serviceKeySecretFile, $LEDGER_SERVICE_KEY_SECRET_FILE or --service-key-secret-file ${next}); the old one opens nothing now.\n`);

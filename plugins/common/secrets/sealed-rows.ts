@@ -1,24 +1,37 @@
 import type { ResealedSecrets, ServiceKeySecret } from '../../../node/config/service-key-secret.js';
-import { Sealer, sealerFor } from '../../../node/crypto/envelope.js';
+import { Sealer, sealerFor, type SealedEnvelope } from '../../../node/crypto/envelope.js';
 import { LedgerError } from '../../../node/errors.js';
 import { fromHex } from '../../../node/protocol/bytes.js';
 import type { BinarySublevel, StoreOp } from '../../../node/state/db.js';
 import { PluginDb, type Table } from '../store/tables.js';
 
 /**
+ * What a sealed secret's envelope is bound to. Its table, row and purpose are the envelope's
+ * associated data, so an envelope copied to another row, table or purpose does not open.
+ */
+export interface SealedSecret {
+  table: string;
+  row: string;
+  /** what the secret is (`ed25519-seed`) */
+  purpose: string;
+  /** its length, checked when it is opened; unset: any */
+  bytes?: number;
+  /** for messages: "the KYC issuer's Ed25519 seed" */
+  what: string;
+  /** why no new secret is made when it does not open; default: the account and DID it signs for */
+  why?: string;
+  /** a last sentence for SERVICE_KEY_SECRET_WRONG, when the row's place calls for one */
+  hint?: string;
+}
+
+/**
  * A secret kept in a row of a plugin's JSON table: the row holds its envelope
  * (node/crypto/envelope.ts) in `sealed` beside its public fields. Rows written before secrets
  * were sealed hold the secret as hex in `plaintextField`; the first read seals such a row in place.
  */
-export interface SecretRow {
-  table: string;
-  row: string;
-  /** what the secret is (`ed25519-seed`): with table and row, the envelope's associated data */
-  purpose: string;
+export interface SecretRow extends SealedSecret {
   bytes: number;
   plaintextField: string;
-  /** for messages: "the KYC issuer's Ed25519 seed" */
-  what: string;
 }
 
 export type StoredRow = Record<string, unknown> & { sealed?: unknown };
@@ -27,49 +40,56 @@ export interface MigrationLog {
   info(fields: object, message: string): void;
 }
 
-const aad = (r: SecretRow): string => `ledger-sealed-secret/v1\0${r.table}\0${r.row}\0${r.purpose}`;
+const aad = (r: SealedSecret): string => `ledger-sealed-secret/v1\0${r.table}\0${r.row}\0${r.purpose}`;
 
-function wrongSecret(r: SecretRow, sealer: Sealer): LedgerError {
+function wrongSecret(r: SealedSecret, sealer: Sealer): LedgerError {
   return new LedgerError(
     'SERVICE_KEY_SECRET_WRONG',
-    `${r.what} (table ${r.table}, row ${r.row}) does not open with the service-key secret from ${sealer.source}: it was encrypted under another secret, or the row was moved or altered. Configure the secret it was encrypted under (docs/operators.md, "The service-key secret"); no new key is made in its place, since the account and DID must stay the ones that signed`,
+    `${r.what} (table ${r.table}, row ${r.row}) does not open with the service-key secret from ${sealer.source}: it was encrypted under another secret, or the row was moved or altered. Configure the secret it was encrypted under (docs/operators.md, "The service-key secret"); no new key is made in its place, since ${r.why ?? 'the account and DID must stay the ones that signed'}${r.hint ? `. ${r.hint}` : ''}`,
     'invalid',
     { table: r.table, row: r.row, source: sealer.source },
   );
 }
 
-async function openRow(row: StoredRow, r: SecretRow, sealer: Sealer): Promise<Uint8Array> {
-  const secret = await sealer.open(row.sealed, aad(r));
+/** The secret in `envelope`; SERVICE_KEY_SECRET_WRONG when it does not open under `sealer` as `r`'s. */
+export async function openSecret(r: SealedSecret, envelope: unknown, sealer: Sealer): Promise<Uint8Array> {
+  const secret = await sealer.open(envelope, aad(r));
   if (!secret) throw wrongSecret(r, sealer);
-  if (secret.length !== r.bytes) throw new LedgerError('SEALED_SECRET_MALFORMED', `${r.what} (table ${r.table}, row ${r.row}) has ${secret.length} bytes, not ${r.bytes}`, 'internal');
+  if (r.bytes !== undefined && secret.length !== r.bytes) throw new LedgerError('SEALED_SECRET_MALFORMED', `${r.what} (table ${r.table}, row ${r.row}) has ${secret.length} bytes, not ${r.bytes}`, 'internal');
   return secret;
+}
+
+/** `secret` sealed under `sealer` as `r`'s. */
+export function sealSecret(r: SealedSecret, secret: Uint8Array, sealer: Sealer): Promise<SealedEnvelope> {
+  return sealer.seal(secret, aad(r));
 }
 
 /** The row with its secret sealed under `sealer`, and no plaintext field. */
 async function sealRow(row: StoredRow, r: SecretRow, secret: Uint8Array, sealer: Sealer): Promise<StoredRow> {
   const { [r.plaintextField]: _plaintext, sealed: _old, ...fields } = row;
-  return { ...fields, sealed: await sealer.seal(secret, aad(r)) };
+  return { ...fields, sealed: await sealSecret(r, secret, sealer) };
 }
 
 /** The secret of a row, sealed or (before migration) in plaintext. */
 function secretOf(row: StoredRow, r: SecretRow, sealer: Sealer): Promise<Uint8Array> {
-  if (row.sealed !== undefined) return openRow(row, r, sealer);
+  if (row.sealed !== undefined) return openSecret(r, row.sealed, sealer);
   return Promise.resolve(fromHex(row[r.plaintextField] as string, r.bytes, `${r.what} (table ${r.table}, row ${r.row})`));
 }
 
 /**
- * Asks LevelDB to rewrite the table's key range, so that what an overwrite replaced (a plaintext
- * seed, an envelope under a retired secret) leaves the database files instead of lingering in
- * older ones. An in-memory store has no files and no compactRange.
+ * Asks LevelDB to rewrite a sublevel's key range, so that what an overwrite or a delete replaced
+ * (a plaintext seed, an envelope under a retired secret) leaves the database files instead of
+ * lingering in older ones. An in-memory store has no files and no compactRange.
  */
-async function compact<V>(table: Table<V>): Promise<void> {
-  const sub = table.db;
-  const root = sub.db as unknown as { compactRange?(start: Uint8Array, end: Uint8Array): Promise<void> };
+export async function compactSublevel(sub: { readonly db: unknown; readonly prefix: string }): Promise<void> {
+  const root = sub.db as { compactRange?(start: Uint8Array, end: Uint8Array): Promise<void> };
   if (typeof root.compactRange !== 'function') return;
   const prefix = sub.prefix;
   const upper = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
   await root.compactRange(new TextEncoder().encode(prefix), new TextEncoder().encode(upper));
 }
+
+const compact = <V>(table: Table<V>): Promise<void> => compactSublevel(table.db);
 
 /**
  * The row's public fields and its secret, or undefined when the row does not exist yet. A row

@@ -31,7 +31,9 @@ export { IdGen, MAX_TIME, Mutex, SEP, eachPart, int, part, parts } from './share
  *   i/<name>·<key>                 {tenantId, id}
  *   l/<tenant>·<logId>             LogEntry; lr/<tenant>·<recipient>·<logId> -> ''; lt/<logId> -> {t, r} (for prune)
  *   c/<tenant>·<name>·<minute 10>  a counter's total for that minute
- *   s/<name>                       a secret (bytes)
+ *   ss/<name>                      a secret's envelope, sealed under the service-key secret (secrets.ts)
+ *   s/<name>                       a secret in plaintext, as relays stored them before they were sealed:
+ *                                  moved to ss/ on first read
  *
  * Counts are read-modify-written, so every write runs under one lock (`Core.write`) and goes to
  * LevelDB as one batch: a transition and the counts it changes are atomic.
@@ -78,14 +80,15 @@ export interface Subs {
   lt: Sub<{ t: string; r: string | null }>;
   c: Sub<number>;
   s: Sub<Uint8Array>;
+  ss: Sub<unknown>;
 }
 
-const JSON_SUBS = ['m', 't', 'n', 'sc', 'med', 'key', 'mk', 'kn', 'i', 'l', 'lt', 'c'] as const;
+const JSON_SUBS = ['m', 't', 'n', 'sc', 'med', 'key', 'mk', 'kn', 'i', 'l', 'lt', 'c', 'ss'] as const;
 /** `d` holds JSON text, which the document repo writes and parses itself (to refuse what JSON cannot hold) */
 const TEXT_SUBS = ['q', 'x', 'p', 'medDid', 'medTenant', 'lr', 'd'] as const;
 const BYTE_SUBS = ['b', 's'] as const;
 
-function openSubs(db: BinarySublevel): Subs {
+export function openSubs(db: BinarySublevel): Subs {
   const out: Record<string, Sub<unknown>> = {};
   for (const name of JSON_SUBS) out[name] = db.sublevel<string, unknown>(name, { keyEncoding: 'utf8', valueEncoding: 'json' });
   for (const name of TEXT_SUBS) out[name] = db.sublevel<string, unknown>(name, { keyEncoding: 'utf8', valueEncoding: 'utf8' });

@@ -1,13 +1,16 @@
-import { invalid } from '../../../node/errors.js';
 import type { BinarySublevel } from '../../../node/state/db.js';
-import { Core, Tx, bytes, part } from './level-core.js';
+import { Core, part } from './level-core.js';
 import { LevelCounters } from './level-counters.js';
 import { LevelDeliveryLog, LevelDocumentRepo } from './level-documents.js';
 import { LevelMediationRepo } from './level-mediations.js';
 import { LevelMessageQueue } from './level-messages.js';
+import { levelSecretSlots } from './level-secrets.js';
+import { keepRelaySecret, type RelaySecretSource } from './secrets.js';
 import type { RelayStore } from './types.js';
 
 export interface LevelRelayStoreOptions {
+  /** the service-key secret the relay's own secrets are sealed under (a PluginContext is one) */
+  secrets: RelaySecretSource;
   /** the clock of message ids (arrival order); default Date.now */
   now?: () => number;
   /**
@@ -32,9 +35,10 @@ export interface LevelRelayStoreOptions {
  * waits for writes under way; it does not close `db`, which the plugin host owns. One store per
  * namespace: the write lock and the caches assume no other writer.
  */
-export function createLevelRelayStore(db: BinarySublevel, opts: LevelRelayStoreOptions = {}): RelayStore {
+export function createLevelRelayStore(db: BinarySublevel, opts: LevelRelayStoreOptions): RelayStore {
   const core = new Core(db, { now: opts.now ?? Date.now, sync: opts.sync ?? true });
   const counters = new LevelCounters(core, opts.counterFlushMs ?? 5000, opts.onError ?? (() => undefined));
+  const secrets = levelSecretSlots(core);
   let closing: Promise<void> | undefined;
   return {
     backend: 'leveldb',
@@ -45,18 +49,7 @@ export function createLevelRelayStore(db: BinarySublevel, opts: LevelRelayStoreO
     counters,
     async secret(name: string, create: () => Uint8Array): Promise<Uint8Array> {
       part('name', name);
-      const known = await core.s.s.get(name);
-      if (known !== undefined) return bytes(known)!;
-      return core.write(async () => {
-        const stored = await core.s.s.get(name);
-        if (stored !== undefined) return bytes(stored)!;
-        const value = create();
-        if (!(value instanceof Uint8Array)) throw invalid('RELAY_BAD_SECRET', 'a secret is bytes');
-        const tx = new Tx();
-        tx.put(core.s.s, name, value);
-        await core.commit(tx);
-        return value;
-      });
+      return core.write(() => keepRelaySecret(secrets, name, create, opts.secrets));
     },
     close(): Promise<void> {
       closing ??= (async () => {

@@ -166,7 +166,11 @@ export interface RelayStore {
   readonly documents: DocumentRepo;
   readonly log: DeliveryLog;
   readonly counters: Counters;
-  /** the relay's own secrets (mediator key seed, session secret); created once and kept */
+  /**
+   * The relay's own secrets (mediator key seed, session secret); created once and kept, sealed
+   * under the service-key secret (secrets.ts). SERVICE_KEY_SECRET_WRONG when the stored one does
+   * not open: nothing is made in its place.
+   */
   secret(name: string, create: () => Uint8Array): Promise<Uint8Array>;
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { didKey, encodeDid } from '../../../node/protocol/records.js';
 import { openDatabase } from '../../../node/state/db.js';
 import type { Policy } from '../../../plugins/relay/core/gates.js';
 import { createLevelRelayStore } from '../../../plugins/relay/store/level.js';
+import { testSecrets } from './store/contract/backend.js';
 import { nextBlock } from '../../fixtures/chain-blocks.js';
 import { credentialPuts, credentialRecord } from '../../fixtures/credential-records.js';
 import { NETWORK, setup } from '../../rpc/ledger/harness.js';
@@ -45,7 +46,7 @@ async function gatedRelay(t: Parameters<typeof setup>[0], policy: Omit<Policy, '
   );
   const db = await openDatabase('memory');
   t.teardown(() => db.close());
-  const seeded = createLevelRelayStore(db.pluginStore('relay'));
+  const seeded = createLevelRelayStore(db.pluginStore('relay'), { secrets: testSecrets });
   await seeded.documents.put('default', 'policy', policy.id, { ...policy, tenantId: 'default', createdAt: new Date().toISOString() });
   await seeded.close();
   const relay = await startRelay(t, { node, db, config: { cryptoThreads: 1 } });

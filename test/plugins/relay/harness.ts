@@ -7,6 +7,7 @@ import { openDatabase, type Database } from '../../../node/state/db.js';
 import { createRelay } from '../../../plugins/relay/index.js';
 import { CHAIN, setup } from '../../rpc/ledger/harness.js';
 import { TestAgent, TestResolver } from './didcomm-client.js';
+import { testSecrets } from './store/contract/backend.js';
 
 /** The relay through the real plugin host, on a real ChainStore and HTTP port; clients use didcomm-node. */
 export async function startRelay(t: Test, opts: { config?: Record<string, unknown>; db?: Database; node?: Awaited<ReturnType<typeof setup>> } = {}) {
@@ -14,7 +15,9 @@ export async function startRelay(t: Test, opts: { config?: Record<string, unknow
   const db = opts.db ?? (await openDatabase('memory'));
   if (!opts.db) t.teardown(() => db.close());
   const metrics = new Registry();
-  const host = new PluginHost({ chainId: CHAIN, network: 'testnet', store: node.store, db, mempool: node.mempool, head: new HeadSignal(), metrics, log: createLogger({ level: 'silent' }) });
+  // one service-key secret for every start, as a node's: a relay started again on `db` opens what it sealed
+  const serviceKeySecret = await testSecrets.serviceKeySecret();
+  const host = new PluginHost({ chainId: CHAIN, network: 'testnet', store: node.store, db, mempool: node.mempool, head: new HeadSignal(), metrics, log: createLogger({ level: 'silent' }), serviceKeySecret });
   t.teardown(() => host.stop());
   const [state] = await host.start([createRelay()], { relay: { enabled: true, host: '127.0.0.1', port: 0, cryptoThreads: 0, ...opts.config } });
   if (state?.state !== 'running') throw new Error(`relay did not start: ${JSON.stringify(state)}`);

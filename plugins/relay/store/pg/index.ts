@@ -1,19 +1,22 @@
-import { invalid } from '../../../../node/errors.js';
 import { migrate } from '../../../common/sql/migrate.js';
 import type { SqlDatabase } from '../../../common/sql/types.js';
 import { part } from '../shared.js';
 import type { RelayStore } from '../types.js';
-import { PgCore, fromBytea, toBytea } from './core.js';
+import { keepRelaySecret, type RelaySecretSource } from '../secrets.js';
+import { PgCore } from './core.js';
 import { PgCounters } from './counters.js';
 import { PgDeliveryLog, PgDocumentRepo } from './documents.js';
 import { PgMediationRepo } from './mediations.js';
 import { PgMessageQueue } from './messages.js';
 import { RELAY_MIGRATIONS } from './schema.js';
+import { pgSecretSlots } from './secrets.js';
 
 /** the code of every call made while the relay's Postgres cannot be reached (a 503 with Retry-After) */
 export const RELAY_POSTGRES_UNAVAILABLE = 'RELAY_POSTGRES_UNAVAILABLE';
 
 export interface PostgresRelayStoreOptions {
+  /** the service-key secret the relay's own secrets are sealed under; every instance on the database needs the same */
+  secrets: RelaySecretSource;
   /** the clock of message ids (arrival order); default Date.now */
   now?: () => number;
   /** how often the counters are flushed; default 5000 ms */
@@ -31,7 +34,7 @@ export interface PostgresRelayStoreOptions {
  * is kept in memory is only the counters' unflushed counts and the call order of writes to one
  * record; everything else is read from the database, so other instances' writes are seen at once.
  */
-export async function createPostgresRelayStore(db: SqlDatabase, opts: PostgresRelayStoreOptions = {}): Promise<RelayStore> {
+export async function createPostgresRelayStore(db: SqlDatabase, opts: PostgresRelayStoreOptions): Promise<RelayStore> {
   try {
     await migrate(db, 'relay', RELAY_MIGRATIONS);
   } catch (err) {
@@ -40,10 +43,7 @@ export async function createPostgresRelayStore(db: SqlDatabase, opts: PostgresRe
   }
   const core = new PgCore(db, opts.now ?? Date.now);
   const counters = new PgCounters(core, opts.counterFlushMs ?? 5000, opts.onError ?? (() => undefined));
-  const read = async (name: string): Promise<Uint8Array | undefined> => {
-    const { rows } = await db.query<{ value: Uint8Array }>('SELECT value FROM relay_secrets WHERE name = $1', [name]);
-    return fromBytea(rows[0]?.value);
-  };
+  const secrets = pgSecretSlots(db);
   let closing: Promise<void> | undefined;
   return {
     backend: 'postgres',
@@ -54,18 +54,11 @@ export async function createPostgresRelayStore(db: SqlDatabase, opts: PostgresRe
     counters,
     /**
      * `create` runs at most once per instance; two instances racing may each run it, but the first
-     * insert wins and both return the stored bytes.
+     * insert wins and both return the stored secret.
      */
     async secret(name: string, create: () => Uint8Array): Promise<Uint8Array> {
       part('name', name);
-      return core.ordered(`secret:${name}`, async () => {
-        const known = await read(name);
-        if (known !== undefined) return known;
-        const value = create();
-        if (!(value instanceof Uint8Array)) throw invalid('RELAY_BAD_SECRET', 'a secret is bytes');
-        await db.query('INSERT INTO relay_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, toBytea(value)]);
-        return (await read(name))!;
-      });
+      return core.ordered(`secret:${name}`, () => keepRelaySecret(secrets, name, create, opts.secrets));
     },
     close(): Promise<void> {
       closing ??= (async () => {

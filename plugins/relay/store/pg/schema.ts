@@ -110,4 +110,18 @@ CREATE TABLE relay_secrets (
 );
 `;
 
-export const RELAY_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'the relay records', sql: V1 }];
+/**
+ * The relay's secrets sealed under the service-key secret (store/secrets.ts): `sealed` holds the
+ * envelope's JSON text; `value` stays only on rows from before, until a relay seals them in
+ * place. One of the two, never both.
+ */
+const V2 = `
+ALTER TABLE relay_secrets ADD COLUMN sealed text;
+ALTER TABLE relay_secrets ALTER COLUMN value DROP NOT NULL;
+ALTER TABLE relay_secrets ADD CONSTRAINT relay_secrets_sealed_or_plaintext CHECK ((value IS NULL) <> (sealed IS NULL));
+`;
+
+export const RELAY_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'the relay records', sql: V1 },
+  { version: 2, name: 'the relay secrets sealed', sql: V2 },
+];

@@ -24,6 +24,7 @@ import { credentialPuts, credentialRecord } from '../../../fixtures/credential-r
 import { NETWORK, setup } from '../../../rpc/ledger/harness.js';
 import { startOidcProvider, type TestOidcProvider } from '../../common/auth/oidc-provider.js';
 import { httpCall } from '../../common/http-call.js';
+import { testSecrets } from '../store/contract/backend.js';
 
 /**
  * The operator API on a real HTTP server over real relay services (createRelayServices on an
@@ -106,6 +107,7 @@ export async function harness(t: Test, opts: { genesis?: boolean; oidc?: boolean
     outbox,
     verifyBbs: async () => false,
     log,
+    serviceKeySecret: testSecrets.serviceKeySecret,
     ...(opts.now ? { now: opts.now } : {}),
   });
   const sessionSecret = new Uint8Array(randomBytes(32));

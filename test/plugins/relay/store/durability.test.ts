@@ -7,14 +7,14 @@ import { createLevelRelayStore } from '../../../../plugins/relay/store/level.js'
 import type { MessageRecord, RelayStore } from '../../../../plugins/relay/store/types.js';
 import type { Backend } from './contract/backend.js';
 import { durabilityContract } from './contract/durability.js';
-import { body, inconsistencies, newMessage } from './helpers.js';
+import { body, inconsistencies, newMessage, testSecrets } from './helpers.js';
 
 const ids = (rs: readonly MessageRecord[]) => rs.map((r) => r.id);
 
 /** Opens the store on `dir` again, closed at teardown. */
 async function reopen(t: Test, dir: string) {
   const db = await openDatabase(dir);
-  const store = createLevelRelayStore(db.pluginStore('relay'));
+  const store = createLevelRelayStore(db.pluginStore('relay'), { secrets: testSecrets });
   t.teardown(async () => {
     await store.close();
     await db.close();
@@ -68,7 +68,7 @@ t.test('a real LevelDB directory: pruned records stay gone after a reopen, with 
   t.teardown(() => rm(dir, { recursive: true, force: true }));
 
   let db = await openDatabase(dir);
-  let store = createLevelRelayStore(db.pluginStore('relay'));
+  let store = createLevelRelayStore(db.pluginStore('relay'), { secrets: testSecrets });
   const acked = await store.messages.enqueue(newMessage({ recipient: 'did:key:k1', expiresAt: 1_000 }), body(1), 10);
   const failed = await store.messages.enqueue(newMessage({ recipient: 'did:key:k2', expiresAt: 1_000 }), body(2), 11);
   const pending = await store.messages.enqueue(newMessage({ recipient: 'did:key:k1', expiresAt: 1_000 }), body(3), 12);

@@ -3,12 +3,14 @@ import { openDatabase, type BinarySublevel, type Database } from '../../../../no
 import { createLevelRelayStore, type LevelRelayStoreOptions } from '../../../../plugins/relay/store/level.js';
 import { MESSAGE_STATES, type MessageRecord, type RelayStore } from '../../../../plugins/relay/store/types.js';
 
-export { body, newMessage } from './contract/backend.js';
+import { testSecrets } from './contract/backend.js';
 
-export async function memoryStore(t: Test, opts: LevelRelayStoreOptions = {}): Promise<{ db: Database; ns: BinarySublevel; store: RelayStore }> {
+export { body, newMessage, testSecrets } from './contract/backend.js';
+
+export async function memoryStore(t: Test, opts: Partial<LevelRelayStoreOptions> = {}): Promise<{ db: Database; ns: BinarySublevel; store: RelayStore }> {
   const db = await openDatabase('memory');
   const ns = db.pluginStore('relay');
-  const store = createLevelRelayStore(ns, opts);
+  const store = createLevelRelayStore(ns, { secrets: testSecrets, ...opts });
   t.teardown(async () => {
     await store.close();
     await db.close();

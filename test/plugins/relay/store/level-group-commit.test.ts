@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { openDatabase, type Database } from '../../../../node/state/db.js';
 import { createLevelRelayStore } from '../../../../plugins/relay/store/level.js';
 import { GroupCommit } from '../../../../plugins/relay/store/level-group-commit.js';
-import { body, newMessage } from './helpers.js';
+import { body, newMessage, testSecrets } from './helpers.js';
 
 /**
  * The group commit on a real LevelDB directory. The root database's own batch method is wrapped
@@ -48,7 +48,7 @@ const MESSAGES = 50;
 
 t.test('each enqueue resolves after a synced batch holding it, and the batches are shared', async (t) => {
   const { db, events } = await onDisk(t);
-  const store = createLevelRelayStore(db.pluginStore('relay'));
+  const store = createLevelRelayStore(db.pluginStore('relay'), { secrets: testSecrets });
   t.teardown(() => store.close());
   await Promise.all(
     Array.from({ length: MESSAGES }, async (_, i) => {
@@ -63,7 +63,7 @@ t.test('each enqueue resolves after a synced batch holding it, and the batches a
 
 t.test('without sync the same check finds answers ahead of any fsync', async (t) => {
   const { db, events } = await onDisk(t);
-  const store = createLevelRelayStore(db.pluginStore('relay'), { sync: false });
+  const store = createLevelRelayStore(db.pluginStore('relay'), { secrets: testSecrets, sync: false });
   t.teardown(() => store.close());
   const rec = await store.messages.enqueue(newMessage(), body(1), 10);
   events.push({ resolved: rec.id });
@@ -72,7 +72,7 @@ t.test('without sync the same check finds answers ahead of any fsync', async (t)
 
 t.test('an acknowledgement is written after the queued messages and reads them', async (t) => {
   const { db, events } = await onDisk(t);
-  const store = createLevelRelayStore(db.pluginStore('relay'));
+  const store = createLevelRelayStore(db.pluginStore('relay'), { secrets: testSecrets });
   t.teardown(() => store.close());
   const recs = await Promise.all([1, 2, 3].map((i) => store.messages.enqueue(newMessage({ recipient: 'did:key:k1' }), body(i), 10 + i)));
   const queued = Promise.all([4, 5].map((i) => store.messages.enqueue(newMessage({ recipient: 'did:key:k1' }), body(i), 10 + i)));
@@ -85,7 +85,7 @@ t.test('an acknowledgement is written after the queued messages and reads them',
 
 t.test('a synced batch that fails fails the writes waiting on it, with a stable code, and stores none of them', async (t) => {
   const { dir, db } = await onDisk(t);
-  const store = createLevelRelayStore(db.pluginStore('relay'));
+  const store = createLevelRelayStore(db.pluginStore('relay'), { secrets: testSecrets });
   // the counts of this recipient are cached: the next enqueues read nothing before their batch
   await store.messages.enqueue(newMessage({ recipient: 'did:key:k1' }), body(0), 10);
   await db.close();
@@ -96,7 +96,7 @@ t.test('a synced batch that fails fails the writes waiting on it, with a stable 
   await store.close();
   const again = await openDatabase(dir);
   t.teardown(() => again.close());
-  const reopened = createLevelRelayStore(again.pluginStore('relay'));
+  const reopened = createLevelRelayStore(again.pluginStore('relay'), { secrets: testSecrets });
   t.teardown(() => reopened.close());
   t.equal(await reopened.messages.countPending(['did:key:k1']), 1, 'only the message answered before the failure is stored');
 });

@@ -2,7 +2,7 @@ import t from 'tap';
 import { openDatabase, type BinarySublevel } from '../../../../node/state/db.js';
 import { createLevelRelayStore } from '../../../../plugins/relay/store/level.js';
 import type { RelayStore } from '../../../../plugins/relay/store/types.js';
-import type { Backend, StoreOptions } from './contract/backend.js';
+import { testSecrets, type Backend, type StoreOptions } from './contract/backend.js';
 import { relayStoreContract } from './contract/index.js';
 import { inconsistencies, memoryStore } from './helpers.js';
 
@@ -16,7 +16,7 @@ import { inconsistencies, memoryStore } from './helpers.js';
 const opened = new WeakMap<RelayStore, { ns: BinarySublevel; stores: RelayStore[] }>();
 
 const open = (ns: BinarySublevel, stores: RelayStore[], opts: StoreOptions = {}): RelayStore => {
-  const store = createLevelRelayStore(ns, opts);
+  const store = createLevelRelayStore(ns, { secrets: testSecrets, ...opts });
   stores.push(store);
   opened.set(store, { ns, stores });
   return store;
@@ -56,7 +56,7 @@ t.test('close leaves the database open, and reads still work', async (t) => {
 t.test('a failing background flush is reported and keeps the counts for the next one', async (t) => {
   const db = await openDatabase('memory');
   const errors: unknown[] = [];
-  const store = createLevelRelayStore(db.pluginStore('relay'), { counterFlushMs: 10, onError: (err) => errors.push(err) });
+  const store = createLevelRelayStore(db.pluginStore('relay'), { secrets: testSecrets, counterFlushMs: 10, onError: (err) => errors.push(err) });
   store.counters.add('tenant-a', 'forwarded', 60_000, 5);
   await db.close();
   await new Promise((r) => setTimeout(r, 50));

@@ -4,7 +4,7 @@ import { openPostgres } from '../../../../plugins/common/sql/postgres.js';
 import type { SqlDatabase } from '../../../../plugins/common/sql/types.js';
 import { RELAY_POSTGRES_UNAVAILABLE, createPostgresRelayStore } from '../../../../plugins/relay/store/pg/index.js';
 import type { RelayStore } from '../../../../plugins/relay/store/types.js';
-import type { Backend, StoreOptions } from './contract/backend.js';
+import { testSecrets, type Backend, type StoreOptions } from './contract/backend.js';
 
 /**
  * Postgres stores for the tests, on a real server (startPostgres): a fresh database per test, so
@@ -32,7 +32,7 @@ export const connect = (url: string, onError: (err: Error) => void = () => undef
 
 /** a store on `url`, closed at teardown */
 export async function openStore(t: Test, url: string, opts: StoreOptions = {}): Promise<RelayStore> {
-  const store = await createPostgresRelayStore(connect(url), opts);
+  const store = await createPostgresRelayStore(connect(url), { secrets: testSecrets, ...opts });
   t.teardown(() => store.close());
   return store;
 }

@@ -10,7 +10,7 @@ import { parseRelayConfig } from '../../../../plugins/relay/config.js';
 import { RELAY_POSTGRES_UNAVAILABLE, createPostgresRelayStore } from '../../../../plugins/relay/store/pg/index.js';
 import { RELAY_MIGRATIONS } from '../../../../plugins/relay/store/pg/schema.js';
 import type { MessageRecord, RelayStore } from '../../../../plugins/relay/store/types.js';
-import { body, newMessage, type StoreOptions } from './contract/backend.js';
+import { body, newMessage, testSecrets, type StoreOptions } from './contract/backend.js';
 import { mediation } from './contract/mediations.js';
 import { checker, connect, freshDatabase, openStore } from './pg-helpers.js';
 
@@ -192,7 +192,7 @@ t.test('relay instances sharing one Postgres', { skip: postgresMissing() }, asyn
     const url = await freshDatabase(server);
     const flushErrors: unknown[] = [];
     const poolErrors: unknown[] = [];
-    const store = await createPostgresRelayStore(connect(url, (err) => poolErrors.push(err)), { counterFlushMs: 50, onError: (err) => flushErrors.push(err) });
+    const store = await createPostgresRelayStore(connect(url, (err) => poolErrors.push(err)), { secrets: testSecrets, counterFlushMs: 50, onError: (err) => flushErrors.push(err) });
     t.teardown(() => store.close());
     const kept = await store.messages.enqueue(newMessage({ recipient: 'did:key:k1' }), body(1), 1);
     await store.mediations.put(mediation());
@@ -267,6 +267,7 @@ t.test('relay instances sharing one Postgres', { skip: postgresMissing() }, asyn
       outbox: {} as never,
       verifyBbs: async () => false,
       log: createLogger({ level: 'silent' }),
+      serviceKeySecret: testSecrets.serviceKeySecret,
     });
     const services = await createRelayServices(input(url));
     t.teardown(async () => {

@@ -79,3 +79,15 @@ t.test('the wire: /invite?did=peer, mediation through the did:peer:2, configured
   t.equal(refused.status, 400);
   t.match(refused.problem, { code: 'NOT_FOR_THIS_MEDIATOR' }, "a did:peer:2 of other keys is not this relay's");
 });
+
+t.test("a seed an earlier relay stored in plaintext is sealed at start, and the mediator's DIDs stay", async (t) => {
+  const db = await openDatabase('memory');
+  t.teardown(() => db.close());
+  const plaintext = db.pluginStore('relay').sublevel<string, Uint8Array>('s', { keyEncoding: 'utf8', valueEncoding: 'view' });
+  await plaintext.put('mediator-ed25519-seed', SEED);
+  const relay = await startRelay(t, { db });
+  t.equal(relay.mediator, didKeyFromSeed(SEED).did, 'the did:key of the stored seed');
+  const inv = (await (await fetch(`${relay.url}/invite?did=peer`)).json()) as { from: string };
+  t.equal(inv.from, mediatorIdentity(SEED).peerDid(relay.didcomm), 'and its did:peer:2');
+  t.same(await plaintext.keys().all(), [], 'the plaintext row is gone: the seed is sealed');
+});
