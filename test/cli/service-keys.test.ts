@@ -1,5 +1,5 @@
 import t from 'tap';
-import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataPaths, serviceKeyPath, serviceKeySecretPath } from '../../node/config/datadir.js';
 import { openServiceKeyFile } from '../../node/config/service-key-file.js';
@@ -99,6 +99,21 @@ t.test('rotate re-encrypts every plugin’s keys and the service key files under
   const same = await runLedger(['service-keys', 'rotate', '--new-secret-file', 'next.secret', '--service-key-secret-file', 'next.secret'], { cwd, plugins: PLUGINS });
   t.equal(same.code, 1);
   t.match(same.stderr, /is the current one/);
+});
+
+t.test('rotate on a data directory that was initialised and never started re-seals the key files and makes no database', async (t) => {
+  const cwd = t.testdir({});
+  const dataDir = join(cwd, 'data');
+  t.equal((await runLedger(['init', '--data-dir', dataDir], { cwd })).code, 0);
+  const first = await readSecretFile(serviceKeySecretPath(dataDir), 'data-dir');
+  const before = await keyFilesUnder(dataDir, first);
+  t.equal((await runLedger(['service-keys', 'new-secret', '--out', 'next.secret'], { cwd })).code, 0);
+  const r = await runLedger(['service-keys', 'rotate', '--new-secret-file', 'next.secret'], { cwd, plugins: PLUGINS });
+  t.equal(r.code, 0, r.stderr);
+  t.same(r.json().resealed, ['keys/service-kyc.json', 'keys/service-wallet.json']);
+  t.same((await keyFilesUnder(dataDir, await readSecretFile(join(cwd, 'next.secret')))).addresses, before.addresses, 'the same accounts under the new secret');
+  await t.rejects(keyFilesUnder(dataDir, first), { code: 'SERVICE_KEY_SECRET_WRONG' }, 'and not under the old one');
+  t.notOk(existsSync(dataPaths(dataDir).chainDb), 'no chain database was made');
 });
 
 t.test('ledger start refuses a secret file others may read, naming the file and its mode', { skip: !posix && 'POSIX modes' }, async (t) => {

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { dataPaths } from '../../config/datadir.js';
 import { loadConfig } from '../../config/load.js';
 import type { PluginName } from '../../config/schema.js';
 import { resealServiceKeyFiles } from '../../config/service-key-file.js';
@@ -6,6 +8,7 @@ import { readSecretFile, resolveServiceKeySecret, SERVICE_KEY_SECRET_ENV, writeS
 import { LedgerError } from '../../errors.js';
 import { pluginOptions } from '../../plugins/host.js';
 import { bytesEqual } from '../../protocol/bytes.js';
+import { openDatabase } from '../../state/db.js';
 import { parseCommandArgs, printJson, requireFlag, UsageError, type CliIo } from '../io.js';
 import { openStoppedDatabase } from '../offline-db.js';
 
@@ -62,7 +65,8 @@ async function rotate(argv: string[], io: CliIo): Promise<number> {
   const from = await resolveServiceKeySecret({ env: io.env, file: config.serviceKeySecretFile, dataDir: config.dataDir, create: false });
   const to = await readSecretFile(next);
   if (bytesEqual(from.bytes, to.bytes)) throw new LedgerError('SERVICE_KEY_SECRET_UNCHANGED', `the new secret (${to.source}) is the current one (${from.source})`, 'invalid');
-  const db = await openStoppedDatabase(config.dataDir);
+  // a data directory that was initialised and never started has key files and no database yet: an empty one stands in, and none is made
+  const db = existsSync(dataPaths(config.dataDir).chainDb) ? await openStoppedDatabase(config.dataDir) : await openDatabase('memory');
   const plans: Array<ResealedSecrets & { plugin: string }> = [];
   try {
     // every plugin's rows and every service key file are opened before anything is written: a wrong current secret changes nothing
