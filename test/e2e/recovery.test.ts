@@ -1,6 +1,4 @@
 import t, { type Test } from 'tap';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import {
   buildDidRecover,
   buildSetRecoveryPolicy,
@@ -15,12 +13,8 @@ import {
   type RpcClient,
   type UnsignedTransaction,
 } from '../../node/client/index.js';
-import { packageRoot } from '../../node/cli/package-root.js';
-import { dataPaths } from '../../node/config/datadir.js';
 import { sign } from '../../node/crypto/ed25519.js';
 import { ed25519PublicKeyMultibase } from '../../node/crypto/multibase.js';
-import { freePortRange } from '../../node/devnet/ports.js';
-import { spawnNode } from '../../bench/lib/chaos/node-process.js';
 import { until } from '../fixtures/wait.js';
 import { Cluster } from './cluster.js';
 import { Phone } from './wallet/phone.js';
@@ -48,29 +42,13 @@ t.setTimeout(600_000);
 t.test('social recovery on a devnet: a cancel within the delay, a forged signature, then the lost phone recovered with its funds', async (t) => {
   const c = await Cluster.create(t, 4);
   const n0 = c.nodes[0]!;
-  const walletPort = await freePortRange(1);
-  const configFile = dataPaths(n0.dir).config;
-  const config = JSON.parse(await readFile(configFile, 'utf8')) as { plugins: Record<string, Record<string, unknown>> };
-  config.plugins.wallet = { ...config.plugins.wallet, enabled: true, host: '127.0.0.1', port: walletPort, sponsor: { perHour: 0 } };
-  await writeFile(configFile, JSON.stringify(config, null, 2));
-  const proc = await spawnNode({
-    bin: join(packageRoot(), 'bin', 'ledger.js'),
-    dataDir: n0.dir,
-    rpcPort: n0.rpcPort,
-    p2pPort: n0.p2pPort,
-    logFile: n0.log,
-    logLevel: 'warn',
-    readyTimeoutMs: 120_000,
-    plugins: 'wallet',
-    args: ['--wallet-port', String(walletPort)],
-  });
-  // the cluster's teardown stops it with the others
-  n0.proc = proc;
+  const wallet = await c.enablePlugin(0, 'wallet', { sponsor: { perHour: 0 } });
+  // the plugin's node first; the cluster's teardown stops it with the others
+  await c.start(0);
   await Promise.all([c.start(1), c.start(2), c.start(3)]);
   await c.waitForSeq([0, 1, 2, 3], 2, 60_000);
 
   const rpc: RpcClient = n0.client;
-  const wallet = `http://127.0.0.1:${walletPort}`;
   const phone = () => new Phone(wallet, c.chainId, 'testnet');
   const height = () => rpc.blockNumber();
   const receipt = (hash: string) => waitForReceipt(rpc, hash, { timeoutMs: 30_000, intervalMs: 50 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { chmod, copyFile, readFile, writeFile } from 'node:fs/promises';
+import { chmod, copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   buildDidCreate,
@@ -17,12 +17,9 @@ import {
   type LedgerVerificationResponse,
   type RpcClient,
 } from '../../node/client/index.js';
-import { packageRoot } from '../../node/cli/package-root.js';
-import { dataPaths, serviceKeyPath } from '../../node/config/datadir.js';
-import { freePortRange } from '../../node/devnet/ports.js';
+import { serviceKeyPath } from '../../node/config/datadir.js';
 import { toHex } from '../../node/protocol/bytes.js';
 import { KYC_BBS_HEADER } from '../../node/protocol/kyc-bbs.js';
-import { spawnNode } from '../../bench/lib/chaos/node-process.js';
 import { KycClient } from '../../bench/lib/kyc/client.js';
 import { testJpeg } from '../../bench/lib/kyc/images.js';
 import { Cluster } from './cluster.js';
@@ -77,32 +74,9 @@ t.test('a KYC credential from the plugin sandbox answers a verification request 
   const genesisDir = join(c.dir, 'genesis');
   await copyFile(serviceKeyPath(genesisDir, 'kyc'), serviceKeyPath(n0.dir, 'kyc'));
   await chmod(serviceKeyPath(n0.dir, 'kyc'), 0o600);
-  const kycPort = await freePortRange(1);
-  const configFile = dataPaths(n0.dir).config;
-  const config = JSON.parse(await readFile(configFile, 'utf8')) as { plugins: Record<string, Record<string, unknown>> };
-  config.plugins.kyc = { ...config.plugins.kyc, enabled: true, host: '127.0.0.1', port: kycPort, operatorToken: OPERATOR_TOKEN };
-  await writeFile(configFile, JSON.stringify(config, null, 2));
-
-  const startKyc = async () => {
-    const proc = await spawnNode({
-      bin: join(packageRoot(), 'bin', 'ledger.js'),
-      dataDir: n0.dir,
-      rpcPort: n0.rpcPort,
-      p2pPort: n0.p2pPort,
-      logFile: n0.log,
-      logLevel: 'warn',
-      readyTimeoutMs: 120_000,
-      plugins: 'kyc',
-      args: ['--kyc-port', String(kycPort)],
-    });
-    // the cluster's teardown (destroy) stops it with the others
-    n0.proc = proc;
-    void proc.exited.then(() => {
-      if (n0.proc === proc) n0.proc = undefined;
-    });
-  };
+  const kycUrl = await c.enablePlugin(0, 'kyc', { operatorToken: OPERATOR_TOKEN });
   // the plugin's node first, with room to load on a busy machine; then the other three
-  await startKyc();
+  await c.start(0);
   await Promise.all([c.start(1), c.start(2), c.start(3)]);
   await c.waitForSeq([0, 1, 2, 3], 2, 60_000);
   t.comment(`devnet up in ${Date.now() - began} ms`);
@@ -127,7 +101,6 @@ t.test('a KYC credential from the plugin sandbox answers a verification request 
   const dapp = await party();
 
   // the KYC sandbox: level 2, a passport whose MRZ gives an adult's birth date, liveness, pass
-  const kycUrl = `http://127.0.0.1:${kycPort}`;
   const api = new KycClient(kycUrl);
   await api.register('verifier@example.org', 'a long enough passphrase', 'Verification Test');
   await api.createKey('sandbox');

@@ -1,8 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RpcClient } from '../../../node/client/index.js';
 import { packageRoot } from '../../../node/cli/package-root.js';
+import { dataPaths } from '../../../node/config/datadir.js';
 import { readKeyFile, type AccountKey } from '../../../node/config/keyfile.js';
 import { prepareDevnet, type DevnetNode } from '../../../node/devnet/layout.js';
 import { freePortRange } from '../../../node/devnet/ports.js';
@@ -51,6 +52,8 @@ export class LocalCluster {
   private readonly ownsDir: boolean;
   private readonly logLevel: string;
   private readonly bin = join(packageRoot(), 'bin', 'ledger.js');
+  /** the plugins enablePlugin turned on, by node */
+  private readonly plugins = new Map<number, string[]>();
   private static readonly opened = new Set<LocalCluster>();
   // Should the driver die without destroy() (an uncaught error, process.exit), take the nodes along.
   private readonly onExit = () => this.kill();
@@ -90,13 +93,30 @@ export class LocalCluster {
     const node = this.nodes[i]!;
     if (node.proc?.alive()) throw new Error(`node ${i} is already running`);
     node.proc = undefined;
-    const proc = await spawnNode({ bin: this.bin, dataDir: node.dir, rpcPort: node.rpcPort, p2pPort: node.p2pPort, logFile: node.log, env, logLevel: this.logLevel });
+    const plugins = this.plugins.get(i);
+    // a node with plugins gets room to load them on a busy machine
+    const withPlugins = plugins ? { plugins: plugins.join(','), readyTimeoutMs: 120_000 } : {};
+    const proc = await spawnNode({ bin: this.bin, dataDir: node.dir, rpcPort: node.rpcPort, p2pPort: node.p2pPort, logFile: node.log, env, logLevel: this.logLevel, ...withPlugins });
     node.proc = proc;
     // A node that dies on its own (a crash hook, a fatal error) counts as down from then on.
     void proc.exited.then(() => {
       if (node.proc === proc) node.proc = undefined;
     });
     return proc;
+  }
+
+  /**
+   * Turns plugin `name` on in node i's config, with `section` and a free port, for the node's
+   * next start; the plugin's URL.
+   */
+  async enablePlugin(i: number, name: string, section: Record<string, unknown> = {}): Promise<string> {
+    const port = await freePortRange(1);
+    const file = dataPaths(this.nodes[i]!.dir).config;
+    const config = JSON.parse(await readFile(file, 'utf8')) as { plugins: Record<string, Record<string, unknown>> };
+    config.plugins[name] = { ...config.plugins[name], ...section, enabled: true, host: '127.0.0.1', port };
+    await writeFile(file, JSON.stringify(config, null, 2));
+    this.plugins.set(i, [...(this.plugins.get(i) ?? []), name]);
+    return `http://127.0.0.1:${port}`;
   }
 
   async startAll(): Promise<void> {
