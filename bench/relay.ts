@@ -18,6 +18,7 @@
  *   npm run bench:relay -- --backend postgres     (records in Postgres, coordination in Redis)
  *   npm run bench:relay -- --instances 2          (two relays, one Postgres and one Redis: forwards
  *                                                  posted to one, delivered live by the other)
+ *   npm run bench:relay -- --webhook message.queued   (a tenant webhook: one delivery per forward)
  *
  * Prints a table and writes bench/results/relay-<threads>t[-<rate>].json. Targets are reported,
  * not enforced.
@@ -39,6 +40,7 @@ import { packForwards } from './lib/relay/pack.js';
 import { now, Poster, type PostResult } from './lib/relay/post-load.js';
 import { cpuBetween, machineBusyMs, procSample, schedstat, threadCpu, threadCpuBetween } from './lib/relay/proc-stats.js';
 import { Recipient } from './lib/relay/recipient.js';
+import { configureWebhook, startWebhookReceiver, type WebhookReceiver } from './lib/relay/webhook.js';
 import { machine, percentile } from './lib/stats.js';
 
 let opts: RelayBenchOptions;
@@ -107,7 +109,7 @@ function relayEnvelopes(before: Samples | undefined, after: Samples | undefined)
  * (`ledger start --follow`), both on one Postgres and one Redis. The first is the one measured
  * (CPU, profile) when there is one; with two, CPU is the sum of both.
  */
-async function startRelays(dir: string, profileDir: string | undefined, servers: { postgres?: PostgresServer; redis?: RedisServer }): Promise<Array<{ node: NodeProcess; base: string }>> {
+async function startRelays(dir: string, profileDir: string | undefined, servers: { postgres?: PostgresServer; redis?: RedisServer }, webhook: WebhookReceiver | undefined): Promise<Array<{ node: NodeProcess; base: string }>> {
   const relayConfig: Record<string, unknown> = { enabled: true, rateLimitPerDidPerMin: 1_000_000 };
   if (opts.threads !== undefined) relayConfig.cryptoThreads = opts.threads;
   if (servers.postgres) relayConfig.postgresUrl = servers.postgres.url;
@@ -121,7 +123,7 @@ async function startRelays(dir: string, profileDir: string | undefined, servers:
     // the relay's options go in the data dir's config.json; `ledger start` keeps it when it initializes the dir
     await writeFile(join(dataDir, 'config.json'), JSON.stringify({ plugins: { relay: relayConfig } }, null, 2) + '\n');
     const relayPort = await freePortRange(1);
-    const node = await spawnNode({
+    const spawn = () => spawnNode({
       bin: join(root, 'bin', 'ledger.js'),
       dataDir,
       rpcPort: 0,
@@ -133,6 +135,13 @@ async function startRelays(dir: string, profileDir: string | undefined, servers:
       nodeArgs: [...(profileDir && i === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...opts.nodeArgs],
       readyTimeoutMs: 60_000,
     });
+    let node = await spawn();
+    if (webhook && opts.webhook) {
+      // the webhook goes into the store of the initialized node, stopped, before it serves
+      await node.stop(10_000);
+      await configureWebhook(dataDir, webhook.url, opts.webhook);
+      node = await spawn();
+    }
     relays.push({ node, base: `http://127.0.0.1:${relayPort}` });
     console.error(`relay ${i}: node pid ${node.proc.pid}, ${relays[i]!.base}, data dir ${dataDir}`);
   }
@@ -149,13 +158,15 @@ async function main(): Promise<void> {
   let relays: Array<{ node: NodeProcess; base: string }> = [];
   const servers: { postgres?: PostgresServer; redis?: RedisServer } = {};
   let recipient: Recipient | undefined;
+  let webhook: WebhookReceiver | undefined;
   let failed = false;
   try {
     if (opts.backend === 'postgres') {
       // fsync on: a forward is answered once Postgres has it on disk, as in production
       [servers.postgres, servers.redis] = await Promise.all([startPostgres({ durable: true }), startRedis()]);
     }
-    relays = await startRelays(dir, profileDir, servers);
+    if (opts.webhook) webhook = await startWebhookReceiver();
+    relays = await startRelays(dir, profileDir, servers, webhook);
     const node = relays[0]!.node;
     const pids = relays.map((r) => r.node.proc.pid!);
     const pid = pids[0]!;
@@ -198,6 +209,7 @@ async function main(): Promise<void> {
       const schedBefore = schedstat(pid);
       const machineBefore = machineBusyMs();
       const benchBefore = process.cpuUsage();
+      const webhooksBefore = webhook?.total() ?? 0;
       const monoFrom = Number(process.hrtime.bigint() / 1000n);
       const t0 = now();
       const results: PostResult[] = await poster.all(runBodies, opts.concurrency, opts.rate);
@@ -216,6 +228,7 @@ async function main(): Promise<void> {
       const schedAfter = schedstat(pid);
       const machineAfter = machineBusyMs();
       const benchCpu = process.cpuUsage(benchBefore);
+      const webhooksReceived = webhook ? webhook.total() - webhooksBefore : undefined;
       const metricsAfter = await scrape(node.url).catch(() => undefined);
       windowFrom = Math.min(windowFrom, monoFrom);
       windowTo = Math.max(windowTo, monoTo);
@@ -266,6 +279,8 @@ async function main(): Promise<void> {
         not_delivered: missing,
         /** from the last POST's answer to the last delivery's arrival */
         drain_ms: Math.round(lastArrival - postsDone),
+        /** with --webhook: deliveries the receiver got from the first POST to the last live arrival */
+        webhooks_received: webhooksReceived,
         relay_cpu: relayCpu,
         /** the event loop's thread apart from the others (crypto pool, GC helpers, libuv's pool for LevelDB) */
         relay_threads_cpu: threadCpuBetween(pid, threadsBefore, threadsAfter, lastArrival - t0),
@@ -328,6 +343,7 @@ async function main(): Promise<void> {
         (opts.instances === 2
           ? 'two node processes with the relay on one Postgres and one Redis, the second following the first (ledger start --follow); forwards POSTed to the second, the recipient live on the first; '
           : 'one node process (ledger start --plugins relay); ') +
+        (opts.webhook ? `the wire tenant's webhook subscribes to ${opts.webhook.join(', ')}, to a receiver in this process answering 204; ` : '') +
         'forwards pre-packed in worker threads before the clock, POSTed with `concurrency` in flight over keep-alive HTTP; ' +
         'forwards/s = 202 answers / (last answer - first POST); forward->live = arrival of the live delivery frame at the recipient thread minus the start of that forward\'s POST ' +
         '(matched by the inner JWE tag); relay CPU from /proc/<pid>/stat over the run to the last arrival; bench CPU = this process, sender and recipient threads',
@@ -347,7 +363,7 @@ async function main(): Promise<void> {
 
     const row = (x: Run | null) => {
       const r = x ?? { run: 'median', forwards_per_s: med.forwards_per_s, http_ms: { p50: med.http_p50_ms, p99: med.http_p99_ms }, forward_to_live_ms: { p50: med.forward_to_live_p50_ms, p99: med.forward_to_live_p99_ms }, relay_cpu: { cores_busy: med.relay_cores_busy } };
-      const full = x as (Run & { other_processes_cores?: number; relay_threads_cpu: { main_cores: number }; event_loop_sched?: { on_cpu: number; waiting_for_cpu: number }; accepted: number; messages: number; delivered: number; relay_rss_mib: { before?: number; after?: number }; loadavg_before: number[]; drain_ms: number }) | null;
+      const full = x as (Run & { other_processes_cores?: number; relay_threads_cpu: { main_cores: number }; event_loop_sched?: { on_cpu: number; waiting_for_cpu: number }; accepted: number; messages: number; delivered: number; relay_rss_mib: { before?: number; after?: number }; loadavg_before: number[]; drain_ms: number; webhooks_received?: number }) | null;
       return {
         run: r.run,
         threads: opts.threads ?? 'default',
@@ -364,6 +380,7 @@ async function main(): Promise<void> {
         'bench CPU cores': full ? full.bench_cpu.cores_busy : '',
         'relay RSS MiB': full ? `${full.relay_rss_mib.before} → ${full.relay_rss_mib.after}` : '',
         'others cores': full ? (full.other_processes_cores ?? 'n/a') : '',
+        ...(opts.webhook ? { webhooks: full ? (full.webhooks_received ?? '') : '' } : {}),
       };
     };
     console.table([...rs.map(row), ...(rs.length > 1 ? [row(null)] : [])]);
@@ -394,6 +411,7 @@ async function main(): Promise<void> {
   } finally {
     await recipient?.stop().catch(() => undefined);
     for (const r of relays.reverse()) await r.node.stop(10_000);
+    await webhook?.close();
     await servers.redis?.stop();
     await servers.postgres?.stop();
     if (opts.keepDir || failed) console.error(`data dir kept: ${dir} (node.log)`);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { RELAY_EVENTS, type RelayEvent } from '../../../plugins/relay/core/event-types.js';
 
 /** bench/relay's command line, checked (a UsageError names the bad flag). */
 
@@ -30,6 +31,8 @@ export interface RelayBenchOptions {
   backend: 'leveldb' | 'postgres';
   /** relay processes: 1, or 2 (the second a node that follows the first); forwards go to the last, the recipient listens on the first */
   instances: 1 | 2;
+  /** the wire tenant's webhook subscribes to these events (a local receiver answers 204); undefined: no webhook */
+  webhook: RelayEvent[] | undefined;
   /** result JSON; default bench/results/relay-<t>t[-<rate>].json (relay-default… without --threads) */
   json: string | undefined;
   keepDir: boolean;
@@ -45,7 +48,7 @@ export const RELAY_BENCH_USAGE = `bench/relay: a DIDComm mediator's forward thro
   npm run bench:relay -- [--messages 10000] [--concurrency 20] [--rate 0] [--threads <cryptoThreads>]
                          [--warmup 1000] [--runs 1] [--sender anoncrypt|authcrypt] [--size 64]
                          [--ack-batch 100] [--ack-ms 50] [--backend leveldb|postgres] [--instances 1|2]
-                         [--profile <dir>] [--json <file>] [--keep-dir]
+                         [--webhook <events>] [--profile <dir>] [--json <file>] [--keep-dir]
 
   --messages <n>     timed forwards per run (default 10000)
   --concurrency <c>  POST /didcomm requests in flight (default 20)
@@ -64,6 +67,9 @@ export const RELAY_BENCH_USAGE = `bench/relay: a DIDComm mediator's forward thro
                      --backend postgres): the second follows the first's chain (ledger start
                      --follow); forwards are posted to the second, the recipient is live on the
                      first, so every delivery crosses Redis
+  --webhook <events> give the wire's tenant a webhook to a local receiver (answers 204) for these
+                     events: comma-separated names, or all; message.queued queues one delivery
+                     per forward (LevelDB backend only)
   --profile <dir>    run the node under --cpu-prof, write the profiles there and print the top
                      functions by self time
   --node-arg <flag>  a flag for the node process (repeatable), e.g. --node-arg=--perf-basic-prof
@@ -101,6 +107,7 @@ export function parseRelayBenchArgs(argv: string[]): RelayBenchOptions {
         json: { type: 'string' },
         backend: { type: 'string' },
         instances: { type: 'string', default: '1' },
+        webhook: { type: 'string' },
         'keep-dir': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -114,6 +121,9 @@ export function parseRelayBenchArgs(argv: string[]): RelayBenchOptions {
   const backend = (values.backend as string | undefined) ?? (instances === 2 ? 'postgres' : 'leveldb');
   if (backend !== 'leveldb' && backend !== 'postgres') throw new UsageError(`--backend must be leveldb or postgres, got ${JSON.stringify(backend)}`);
   if (instances === 2 && backend !== 'postgres') throw new UsageError('--instances 2 needs --backend postgres: two relays share their records in Postgres');
+  const webhook = values.webhook === undefined ? undefined : webhookEvents(values.webhook as string);
+  // the bench writes the webhook's configuration into the node's LevelDB
+  if (webhook && backend !== 'leveldb') throw new UsageError('--webhook needs --backend leveldb');
   return {
     messages: int(values, 'messages', 1, 10_000_000),
     concurrency: int(values, 'concurrency', 1, 1000),
@@ -129,8 +139,16 @@ export function parseRelayBenchArgs(argv: string[]): RelayBenchOptions {
     nodeArgs: values['node-arg'] as string[],
     backend,
     instances,
+    webhook,
     json: values.json as string | undefined,
     keepDir: values['keep-dir'] as boolean,
     help: values.help as boolean,
   };
+}
+
+function webhookEvents(text: string): RelayEvent[] {
+  if (text === 'all') return [...RELAY_EVENTS];
+  const names = text.split(',').map((e) => e.trim());
+  for (const e of names) if (!(RELAY_EVENTS as readonly string[]).includes(e)) throw new UsageError(`--webhook takes all or event names from ${RELAY_EVENTS.join(', ')}; got ${JSON.stringify(e)}`);
+  return RELAY_EVENTS.filter((e) => names.includes(e));
 }
