@@ -1,12 +1,15 @@
 import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../node/state/db.js';
 import { createLevelRelayStore } from '../../plugins/relay/store/level.js';
+import { verifyWebhookSignature } from '../../plugins/common/webhooks/signature.js';
 import { testSecrets } from '../plugins/relay/store/contract/backend.js';
 import { TestAgent, TestResolver } from '../plugins/relay/didcomm-client.js';
+import { startOidcProvider } from '../plugins/common/auth/oidc-provider.js';
+import { receiver, until } from '../plugins/common/webhooks/receiver.js';
 import { startNodeProcess } from './harness.js';
 
 /**
@@ -15,8 +18,11 @@ import { startNodeProcess } from './harness.js';
  * node is SIGKILLed right after its last 202, and the device is copied at once, without the page
  * cache: the copy is what a disk would hold after the power went out. Every forward answered 202
  * must be in the relay store opened from the copy. Without the relay's fsync before the 202, the
- * copy lacks the last forwards (the LevelDB log stays in the page cache). Needs root, losetup,
- * mkfs.ext4 and mount; skipped with the reason otherwise.
+ * copy lacks the last forwards (the LevelDB log stays in the page cache). Their `message.queued`
+ * webhook events too: the tenant's webhook answers 503 until the cut, so no event is delivered
+ * before it, and a node restarted on the copy must deliver the event of every forward answered
+ * 202 (without the outbox's fsync before the 202, the last events stay in the page cache). Needs
+ * root, losetup, mkfs.ext4 and mount; skipped with the reason otherwise.
  */
 
 const MEDIATION = 'https://didcomm.org/coordinate-mediation/2.0';
@@ -55,7 +61,7 @@ function mountImage(t: Test, image: string, at: string, opts: string): string {
 }
 
 const reason = unsupported();
-t.test('a forward answered 202 survives a power cut', { skip: reason ?? false }, async (t) => {
+t.test('a forward answered 202 and its webhook event survive a power cut', { skip: reason ?? false }, async (t) => {
   const work = await mkdtemp(join(tmpdir(), 'relay-power-cut-'));
   t.teardown(() => rm(work, { recursive: true, force: true }));
   const disk = join(work, 'disk.img');
@@ -73,8 +79,23 @@ t.test('a forward answered 202 survives a power cut', { skip: reason ?? false },
     return;
   }
   const dataDir = join(live, 'data');
-  const node = await startNodeProcess(t, dataDir, { plugins: { relay: 0 }, logLevel: 'warn' });
+  // the webhook is set through the operator API, with a session from an OpenID provider
+  const oidc = await startOidcProvider();
+  t.teardown(() => oidc.close());
+  await mkdir(dataDir);
+  await writeFile(join(dataDir, 'config.json'), JSON.stringify({ plugins: { relay: { oidc: { issuer: oidc.issuer, audience: oidc.clientId } } } }));
+  let powerBack = false;
+  const hook = await receiver(t, () => (powerBack ? 204 : 503));
+  const node = await startNodeProcess(t, dataDir, { plugins: { relay: 0 }, logLevel: 'error' });
   const base = node.plugins.relay!;
+  const operator = async (method: string, path: string, token: string | null, body: unknown) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, string> };
+  };
+  // wire mediations belong to the tenant `default`
+  const session = await operator('POST', '/v1/auth/session', null, { id_token: await oidc.idToken({ claims: { tenant: 'default' } }) });
+  const webhook = await operator('PUT', '/v1/webhooks', session.body.token!, { url: hook.url, events: ['message.queued'] });
+  t.equal(webhook.status, 201, 'the webhook is configured');
   const mediator = ((await (await fetch(`${base}/invite`)).json()) as { from: string }).from;
   const resolver = new TestResolver();
   const alice = new TestAgent(resolver);
@@ -111,15 +132,45 @@ t.test('a forward answered 202 survives a power cut', { skip: reason ?? false },
     await store.close();
     await db.close();
   });
-  const stored = new Set<string>();
+  /** tag -> message id, of the messages on the copy */
+  const stored = new Map<string, string>();
   for (const rec of await store.messages.pending([alice.did], FORWARDS + 10)) {
     const body = await store.messages.body(rec.id);
-    stored.add((JSON.parse(Buffer.from(body!).toString('utf8')) as { tag: string }).tag);
+    stored.set((JSON.parse(Buffer.from(body!).toString('utf8')) as { tag: string }).tag, rec.id);
   }
   t.equal(accepted.length, FORWARDS, 'every forward was answered 202');
   t.same(
     accepted.filter((tag) => !stored.has(tag)),
     [],
     `every forward answered 202 is on the disk after the power cut (${stored.size} stored)`,
+  );
+  await store.close();
+  await db.close();
+
+  // the power is back: a node on the copy sends what its outbox holds, to a receiver that now takes it
+  powerBack = true;
+  const sentBefore = hook.received.length;
+  t.ok(sentBefore > 0, `attempts before the cut were refused (${sentBefore})`);
+  const restarted = await startNodeProcess(t, join(after, 'data'), { plugins: { relay: 0 }, logLevel: 'error' });
+  const delivered = new Set<string>();
+  const owed = accepted.map((tag) => stored.get(tag)).filter((id) => id !== undefined);
+  let read = sentBefore;
+  await until(
+    () => {
+      for (const r of hook.received.slice(read)) {
+        const event = JSON.parse(r.body.toString('utf8')) as { type: string; data: { messageId: string } };
+        if (event.type === 'message.queued' && verifyWebhookSignature(r.headers['ledger-signature'], r.body, webhook.body.secret!)) delivered.add(event.data.messageId);
+      }
+      read = hook.received.length;
+      return owed.every((id) => delivered.has(id));
+    },
+    60_000,
+    'the webhook events of the forwards answered 202',
+  ).catch(() => undefined);
+  await restarted.stop();
+  t.same(
+    owed.filter((id) => !delivered.has(id)),
+    [],
+    `the message.queued event of every forward answered 202 is delivered after the power cut (${delivered.size} delivered)`,
   );
 });

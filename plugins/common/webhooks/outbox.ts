@@ -7,11 +7,11 @@ import { DeliveryStore, applyOutcome, newRecord, type CountFilter, type Delivery
 import { checkDelivery, checkEndpoint, type WebhookEndpoint, type WebhookEvent } from './event.js';
 
 /**
- * A durable webhook outbox (docs/webhooks.md). A delivery is written to the plugin's store
- * before `enqueue` returns, then attempted in the background on the retry schedule. Every
- * attempt's outcome is written before the next is planned, so after a crash or a restart the
- * pending deliveries carry on from the store; one in flight at the crash is sent again
- * (at-least-once: receivers deduplicate on the event id).
+ * A durable webhook outbox (docs/webhooks.md). A delivery is on disk (fsynced, through a group
+ * commit shared with the deliveries queued meanwhile) before `enqueue` returns, then attempted in
+ * the background on the retry schedule. Every attempt's outcome is written before the next is
+ * planned, so after a crash or a restart the pending deliveries carry on from the store; one in
+ * flight at the crash is sent again (at-least-once: receivers deduplicate on the event id).
  */
 
 export const DEFAULT_SCHEDULE: readonly number[] = [0, 10, 20, 40, 80, 160];
@@ -40,6 +40,12 @@ export interface WebhookOutboxOptions {
    * fails without another attempt. Unset: each delivery keeps the URL and secret it was queued with.
    */
   resolveEndpoint?: (endpointId: string, tenant: string | null) => Promise<{ url: string; secret: string } | null>;
+  /**
+   * Default true: `enqueue` and `resend` resolve once the delivery is on disk (a synced batch,
+   * shared with the deliveries queued meanwhile). False: nothing is fsynced (tests, benches of the
+   * difference): a delivery survives the process being killed, not a power loss.
+   */
+  sync?: boolean;
 }
 
 export interface SendNowResult {
@@ -104,7 +110,7 @@ export class WebhookOutbox {
     this.onSettled = opts.onSettled;
     this.allowHttpHosts = opts.allowHttpHosts ?? [];
     this.resolveEndpoint = opts.resolveEndpoint;
-    this.store = new DeliveryStore(opts.store);
+    this.store = new DeliveryStore(opts.store, { sync: opts.sync ?? true });
   }
 
   /** Prunes old records, then schedules every pending delivery in the store at its due time. */
@@ -133,10 +139,15 @@ export class WebhookOutbox {
     this.queue = [];
     this.stopping.abort();
     await Promise.allSettled([...this.inFlight.values(), ...this.tests, this.pruning]);
+    // the plugin closes the store next: the synced inserts under way finish first
+    await this.store.drained();
     this.active.clear();
   }
 
-  /** Records a delivery (awaited), then attempts it at once in the background if running. */
+  /**
+   * Records a delivery, on disk when it resolves (`WEBHOOK_OUTBOX_SYNC_FAILED` when the synced
+   * write fails), then attempts it at once in the background if running.
+   */
   async enqueue(endpoint: WebhookEndpoint, event: WebhookEvent, opts: { tenant?: string } = {}): Promise<DeliveryRecord> {
     const { url, body } = checkDelivery(endpoint, event, opts.tenant, this.allowHttpHosts);
     const createdAt = this.now();
@@ -165,7 +176,7 @@ export class WebhookOutbox {
   private async queueNew(record: DeliveryRecord, body: string, secret: string): Promise<DeliveryRecord> {
     record.nextRetryAt = record.createdAt;
     // With a resolver the secret is read at each attempt, so none is stored to go stale.
-    await this.store.insert({ record, firstAttemptAt: null }, this.resolveEndpoint ? { body } : { body, secret });
+    await this.store.insert({ record, firstAttemptAt: null }, this.resolveEndpoint ? { body } : { body, secret }, true);
     // Before start() it waits in the store, and start() picks it up.
     if (this.state === 'running') {
       this.active.add(record.id);
@@ -194,7 +205,8 @@ export class WebhookOutbox {
     }
     if (outcome.aborted) throw new LedgerError('WEBHOOK_OUTBOX_STOPPED', 'the webhook outbox stopped during the attempt', 'disabled');
     applyOutcome(record, outcome, 1, null);
-    await this.store.insert({ record, firstAttemptAt: outcome.requestedAt });
+    // the record of an attempt already made, owed to nobody: not synced
+    await this.store.insert({ record, firstAttemptAt: outcome.requestedAt }, undefined, false);
     this.settled(record, outcome);
     return { id: record.id, status: record.status, statusCode: record.statusCode, ...(record.error ? { error: record.error } : {}), duration: outcome.duration, request: { url, headers: outcome.headers } };
   }

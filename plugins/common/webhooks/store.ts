@@ -1,5 +1,7 @@
 import type { AbstractBatchOperation, AbstractSublevel } from 'abstract-level';
+import { unavailable } from '../../../node/errors.js';
 import type { BinarySublevel } from '../../../node/state/db.js';
+import { GroupCommit } from '../store/group-commit.js';
 import type { AttemptOutcome } from './attempt.js';
 import { deliveryIdTime, isDeliveryId } from './ids.js';
 
@@ -18,6 +20,11 @@ import { deliveryIdTime, isDeliveryId } from './ids.js';
  *
  * A record and its index entries change in one batch, so an index never points at a record in
  * another status after a crash.
+ *
+ * A new delivery is owed to its receiver, so its insert is synced (an fsync of LevelDB's log)
+ * through a group commit: one synced batch in flight, the inserts that arrive meanwhile in the
+ * next. The other writes are not: a power cut can only undo them, and an undone outcome or
+ * prune is a delivery sent again or a record pruned again (docs/webhooks.md, "Durability").
  */
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -123,18 +130,35 @@ function range(...parts: string[]): { gt: Uint8Array; lt: Uint8Array } {
 
 export class DeliveryStore {
   private readonly db: Db;
+  /** null when nothing is synced (`sync: false`: tests, and benches of the difference) */
+  private readonly group: GroupCommit | null;
 
-  constructor(parent: BinarySublevel) {
+  constructor(parent: BinarySublevel, opts: { sync: boolean }) {
     this.db = parent.sublevel<Uint8Array, Uint8Array>('webhooks', BINARY) as Db;
+    this.group = opts.sync
+      ? new GroupCommit(this.db, {
+          failure: (err) => unavailable('WEBHOOK_OUTBOX_SYNC_FAILED', `the webhook outbox could not write and sync a delivery: ${err.message}`, { retryAfterSeconds: 1 }),
+        })
+      : null;
   }
 
-  /** Writes a new delivery with its index entries (and its payload, if it will be attempted). */
-  async insert(stored: StoredDelivery, payload?: Payload): Promise<void> {
+  /**
+   * Writes a new delivery with its index entries (and its payload, if it will be attempted).
+   * `durable`: resolves once the batch is on disk, in a synced batch shared with the inserts
+   * that arrive meanwhile; else once it is written, as the other writes are.
+   */
+  async insert(stored: StoredDelivery, payload: Payload | undefined, durable: boolean): Promise<void> {
     const r = stored.record;
     const ops: Op[] = [put(key('d', r.id), json(stored)), put(key('s', r.status, r.id), EMPTY), put(key('e', r.endpointId, r.id), EMPTY)];
     if (r.tenant !== null) ops.push(put(key('n', r.tenant, r.id), EMPTY));
     if (payload) ops.push(put(key('b', r.id), json(payload)));
-    await this.db.batch(ops);
+    if (durable && this.group) await this.group.add(ops);
+    else await this.db.batch(ops);
+  }
+
+  /** Resolves once no synced insert is queued or being written. */
+  async drained(): Promise<void> {
+    await this.group?.drained();
   }
 
   /**

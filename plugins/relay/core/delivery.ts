@@ -41,8 +41,11 @@ export class DeliveryService {
     const record = await store.messages.enqueue({ tenantId: mediation.tenantId, mediationId: mediation.id, recipient, sender, size: body.length, expiresAt: at + retentionSeconds * 1000 }, body, at);
     store.counters.add(mediation.tenantId, 'received', at);
     this.note(mediation.tenantId, recipient, `queued ${record.id} (${body.length} bytes) for ${recipient}`);
-    await events.emit(mediation.tenantId, 'message.queued', { messageId: record.id, recipient, sender, size: body.length, mediationId: mediation.id });
-    await this.deps.arrivals.publish({ mediationId: mediation.id, record, body });
+    // the live push need not wait for the event's synced write; the caller's 202 waits for both
+    await Promise.all([
+      events.emit(mediation.tenantId, 'message.queued', { messageId: record.id, recipient, sender, size: body.length, mediationId: mediation.id }),
+      this.deps.arrivals.publish({ mediationId: mediation.id, record, body }),
+    ]);
     return record;
   }
 
@@ -76,8 +79,8 @@ export class DeliveryService {
       store.counters.add(r.tenantId, 'delivered', at);
       store.counters.add(r.tenantId, `delivered:${r.mediationId}`, at);
       this.note(r.tenantId, r.recipient, `${via === 'live-delivered' ? 'pushed live' : 'delivered by pickup'} ${r.id} to ${r.recipient}`);
-      await events.emit(r.tenantId, 'message.delivered', { messageId: r.id, recipient: r.recipient, via: via === 'live-delivered' ? 'live' : 'pickup' });
     }
+    await events.emitAll(records.map((r) => ({ tenantId: r.tenantId, type: 'message.delivered', data: { messageId: r.id, recipient: r.recipient, via: via === 'live-delivered' ? 'live' : 'pickup' } })));
   }
 
   async acknowledge(mediation: Mediation, ids: readonly string[], recipients: readonly string[]): Promise<string[]> {
@@ -91,10 +94,8 @@ export class DeliveryService {
   async failKeys(tenantId: string, keys: readonly string[], reason: string): Promise<void> {
     if (keys.length === 0) return;
     const failed = await this.deps.store.messages.fail(keys, reason, this.deps.now());
-    for (const r of failed) {
-      this.note(tenantId, r.recipient, `failed ${r.id} for ${r.recipient}: ${reason}`, 'warn');
-      await this.deps.events.emit(tenantId, 'delivery.failed', { messageId: r.id, recipient: r.recipient, reason });
-    }
+    for (const r of failed) this.note(tenantId, r.recipient, `failed ${r.id} for ${r.recipient}: ${reason}`, 'warn');
+    await this.deps.events.emitAll(failed.map((r) => ({ tenantId, type: 'delivery.failed', data: { messageId: r.id, recipient: r.recipient, reason } })));
   }
 
   /**
@@ -107,10 +108,8 @@ export class DeliveryService {
     const { store, now } = this.deps;
     const at = now();
     const expired = await store.messages.expire(at, max);
-    for (const r of expired) {
-      this.note(r.tenantId, r.recipient, `expired ${r.id} for ${r.recipient}: not picked up within the retention window`, 'warn');
-      await this.deps.events.emit(r.tenantId, 'delivery.failed', { messageId: r.id, recipient: r.recipient, reason: 'expired' });
-    }
+    for (const r of expired) this.note(r.tenantId, r.recipient, `expired ${r.id} for ${r.recipient}: not picked up within the retention window`, 'warn');
+    await this.deps.events.emitAll(expired.map((r) => ({ tenantId: r.tenantId, type: 'delivery.failed', data: { messageId: r.id, recipient: r.recipient, reason: 'expired' } })));
     // the operator's message list shows acknowledged, expired and failed messages for 7 days after their retention window
     const before = at - keepMs;
     if (before > 0) while ((await store.messages.prune(before, chunk)) === chunk);

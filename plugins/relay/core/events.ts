@@ -8,7 +8,8 @@ import { Notifier, type NotifierOptions } from './notifications.js';
  * The seven events (seed 000 "Events") and where they go: the tenant's webhook, through the
  * shared durable outbox, when the tenant subscribed to the event; and every enabled notification
  * channel that lists it (notifications.ts). `emit` resolves once the webhook and chat/paging
- * deliveries are in the outbox, so an event that was emitted before a 2xx survives a crash.
+ * deliveries are on disk in the outbox, so an event that was emitted before a 2xx survives a crash
+ * or a power cut; they are queued together, sharing the outbox's synced batches.
  */
 
 export { RELAY_EVENTS, type EventEnvelope, type RelayEvent } from './event-types.js';
@@ -72,14 +73,24 @@ export class RelayEvents {
 
   async emit(tenantId: string, type: RelayEvent, data: Record<string, unknown>): Promise<void> {
     const event: EventEnvelope & { type: RelayEvent } = { id: eventId(), type, createdAt: new Date(this.opts.now?.() ?? Date.now()).toISOString(), data };
+    await Promise.all([this.toWebhook(tenantId, event), this.notifier.notify(tenantId, event)]);
+  }
+
+  private async toWebhook(tenantId: string, event: EventEnvelope & { type: RelayEvent }): Promise<void> {
     const config = await this.webhook(tenantId);
-    if (config && config.events.includes(type)) {
-      try {
-        await this.opts.outbox.enqueue({ id: config.id, url: config.url, secret: config.secret }, event, { tenant: tenantId });
-      } catch (err) {
-        this.opts.logger.error({ err, tenant: tenantId, event: type }, 'a webhook event could not be queued');
-      }
+    if (!config || !config.events.includes(event.type)) return;
+    try {
+      await this.opts.outbox.enqueue({ id: config.id, url: config.url, secret: config.secret }, event, { tenant: tenantId });
+    } catch (err) {
+      this.opts.logger.error({ err, tenant: tenantId, event: event.type }, 'a webhook event could not be queued');
     }
-    await this.notifier.notify(tenantId, event);
+  }
+
+  /**
+   * Emits several events at once: their deliveries join the outbox's synced batches together,
+   * where one `emit` after another would wait for an fsync each.
+   */
+  async emitAll(events: ReadonlyArray<{ tenantId: string; type: RelayEvent; data: Record<string, unknown> }>): Promise<void> {
+    await Promise.all(events.map((e) => this.emit(e.tenantId, e.type, e.data)));
   }
 }

@@ -106,29 +106,32 @@ export class Notifier {
   /** Queues `event` to every enabled channel that lists it, durably (awaited); each is sent in the background. */
   async notify(tenantId: string, event: EventEnvelope & { type: RelayEvent }): Promise<void> {
     const doc = await this.channels(tenantId);
-    for (const name of NOTIFY_CHANNELS) {
-      const c = channelOf(doc, name);
-      if (!c.enabled || c.target === null || !c.events.includes(event.type)) continue;
-      if (name === 'email') {
-        try {
-          await this.opts.mailer.queue(mailOf(tenantId, event, c.target), { tag: tenantId });
-        } catch (err) {
-          // the queue is full (logged and counted there) or the store failed
-          this.opts.logger.error({ err, tenant: tenantId, event: event.type }, 'a notification mail could not be queued');
+    // the channels together: their webhook deliveries share the outbox's synced batches
+    await Promise.all(
+      NOTIFY_CHANNELS.map(async (name) => {
+        const c = channelOf(doc, name);
+        if (!c.enabled || c.target === null || !c.events.includes(event.type)) return;
+        if (name === 'email') {
+          try {
+            await this.opts.mailer.queue(mailOf(tenantId, event, c.target), { tag: tenantId });
+          } catch (err) {
+            // the queue is full (logged and counted there) or the store failed
+            this.opts.logger.error({ err, tenant: tenantId, event: event.type }, 'a notification mail could not be queued');
+          }
+          return;
         }
-        continue;
-      }
-      if (c.secret === undefined) {
-        // a target stored before channels had secrets: the next PUT of the channel makes one
-        this.opts.logger.warn({ tenant: tenantId, channel: name }, 'a notification channel has no signing secret yet; save it again with PUT /v1/notifications');
-        continue;
-      }
-      try {
-        await this.opts.outbox.enqueue({ id: hookEndpointId(name), url: c.target, secret: c.secret }, event, { tenant: tenantId });
-      } catch (err) {
-        this.opts.logger.error({ err, tenant: tenantId, channel: name, event: event.type }, 'a notification could not be queued');
-      }
-    }
+        if (c.secret === undefined) {
+          // a target stored before channels had secrets: the next PUT of the channel makes one
+          this.opts.logger.warn({ tenant: tenantId, channel: name }, 'a notification channel has no signing secret yet; save it again with PUT /v1/notifications');
+          return;
+        }
+        try {
+          await this.opts.outbox.enqueue({ id: hookEndpointId(name), url: c.target, secret: c.secret }, event, { tenant: tenantId });
+        } catch (err) {
+          this.opts.logger.error({ err, tenant: tenantId, channel: name, event: event.type }, 'a notification could not be queued');
+        }
+      }),
+    );
   }
 
   /** Sends one test notification to `channel` now, enabled or not, and tells how it went. */

@@ -1,7 +1,7 @@
 import type { AbstractSublevel } from 'abstract-level';
 import { LedgerError, unavailable } from '../../../node/errors.js';
 import type { BinarySublevel } from '../../../node/state/db.js';
-import { GroupCommit } from './level-group-commit.js';
+import { GroupCommit } from '../../common/store/group-commit.js';
 import { Mutex, SEP } from './shared.js';
 import type { KeylistEntry, LogEntry, Mediation, MessageProtocol, MessageRecord, MessageState } from './types.js';
 
@@ -40,11 +40,11 @@ export { IdGen, MAX_TIME, Mutex, SEP, eachPart, int, part, parts } from './share
  *
  * With `sync` (the default), a write resolves only once it is on disk, in one of three ways
  * (`WriteMode`, docs/relay.md "Durability"):
- * - `grouped`: the batch joins the group commit (level-group-commit.ts): the lock is released at
- *   once and the write resolves when the synced batch holding it completes. Only for writes whose
- *   reads no queued write can change (a new message, a document put): the queue holds only such
- *   writes, so a grouped write never reads what is queued, except stored counts, which the count
- *   cache holds (a count missing from it is read after the queue is written).
+ * - `grouped`: the batch joins the group commit (plugins/common/store/group-commit.ts): the lock
+ *   is released at once and the write resolves when the synced batch holding it completes. Only
+ *   for writes whose reads no queued write can change (a new message, a document put): the queue
+ *   holds only such writes, so a grouped write never reads what is queued, except stored counts,
+ *   which the count cache holds (a count missing from it is read after the queue is written).
  * - `synced`: the queue is written first, then the batch is written with an fsync under the lock.
  * - `unsynced`: the queue is written first, then the batch without an fsync (the next synced
  *   batch, a few ms later, takes it to disk): for changes whose loss a power cut can only turn
@@ -158,7 +158,13 @@ export class Core {
     readonly opts: CoreOptions,
   ) {
     this.s = openSubs(db);
-    this.group = opts.sync ? new GroupCommit(db, () => this.dropCounts()) : null;
+    this.group = opts.sync
+      ? new GroupCommit(db, {
+          failure: (err) => unavailable('RELAY_STORE_SYNC_FAILED', `the relay store could not write and sync its batch: ${err.message}`, { retryAfterSeconds: 1 }),
+          // the queued batch behind a failed one holds counts computed on top of it
+          onFail: () => this.dropCounts(),
+        })
+      : null;
   }
 
   private dropCounts(): void {

@@ -1,63 +1,32 @@
 import t, { type Test } from 'tap';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase, type Database } from '../../../../node/state/db.js';
+import { openDatabase } from '../../../../node/state/db.js';
 import { createLevelRelayStore } from '../../../../plugins/relay/store/level.js';
-import { GroupCommit } from '../../../../plugins/relay/store/level-group-commit.js';
+import { syncedDisk, unsynced } from '../../common/store/synced-batches.js';
 import { body, newMessage, testSecrets } from './helpers.js';
 
 /**
- * The group commit on a real LevelDB directory. The root database's own batch method is wrapped
- * (and still called) to record each batch that completes with `sync: true` and the keys it held,
- * beside the moments the store's writes resolve: a write that backs a 202 resolves only after a
- * synced batch holding its record has completed.
+ * The relay store's group commit on a real LevelDB directory (synced-batches.ts records each
+ * batch that completes with `sync: true`): a write that backs a 202 resolves only after a synced
+ * batch holding its record has completed. The group commit itself: test/plugins/common/store.
  */
 
-type Event = { synced: string[] } | { resolved: string };
-
-async function onDisk(t: Test): Promise<{ dir: string; db: Database; events: Event[] }> {
-  const dir = await mkdtemp(join(tmpdir(), 'relay-group-commit-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const db = await openDatabase(dir);
-  t.teardown(() => db.close());
-  const events: Event[] = [];
-  const root = db.root as unknown as { _batch(ops: Array<{ key: Uint8Array }>, opts: { sync?: boolean }): Promise<void> };
-  const real = root._batch.bind(root);
-  root._batch = async (ops, opts) => {
-    await real(ops, opts);
-    if (opts.sync === true) events.push({ synced: ops.map((op) => Buffer.from(op.key).toString('latin1')) });
-  };
-  return { dir, db, events };
-}
-
-const recordKey = (id: string) => `!plugin:relay!!m!${id}`;
-
-/** The ids whose record was in no synced batch completed before the write resolved. */
-function unsyncedAnswers(events: readonly Event[]): string[] {
-  const synced = new Set<string>();
-  const out: string[] = [];
-  for (const e of events) {
-    if ('synced' in e) e.synced.forEach((k) => synced.add(k));
-    else if (!synced.has(recordKey(e.resolved))) out.push(e.resolved);
-  }
-  return out;
-}
+const onDisk = (t: Test) => syncedDisk(t, 'relay-group-commit');
+const resolved = (id: string) => ({ resolved: id, key: `!plugin:relay!!m!${id}` });
 
 const MESSAGES = 50;
 
 t.test('each enqueue resolves after a synced batch holding it, and the batches are shared', async (t) => {
-  const { db, events } = await onDisk(t);
+  const { db, events, syncs } = await onDisk(t);
   const store = createLevelRelayStore(db.pluginStore('relay'), { secrets: testSecrets });
   t.teardown(() => store.close());
   await Promise.all(
     Array.from({ length: MESSAGES }, async (_, i) => {
       const rec = await store.messages.enqueue(newMessage({ recipient: `did:key:k${i % 3}` }), body(i), 10 + i);
-      events.push({ resolved: rec.id });
+      events.push(resolved(rec.id));
     }),
   );
-  t.same(unsyncedAnswers(events), [], 'no write resolved before its synced batch');
-  const batches = events.filter((e) => 'synced' in e).length;
+  t.same(unsynced(events), [], 'no write resolved before its synced batch');
+  const batches = syncs();
   t.ok(batches < MESSAGES / 2, `${MESSAGES} messages in ${batches} synced batches`);
 });
 
@@ -66,8 +35,8 @@ t.test('without sync the same check finds answers ahead of any fsync', async (t)
   const store = createLevelRelayStore(db.pluginStore('relay'), { secrets: testSecrets, sync: false });
   t.teardown(() => store.close());
   const rec = await store.messages.enqueue(newMessage(), body(1), 10);
-  events.push({ resolved: rec.id });
-  t.same(unsyncedAnswers(events), [rec.id]);
+  events.push(resolved(rec.id));
+  t.same(unsynced(events), [rec.id]);
 });
 
 t.test('an acknowledgement is written after the queued messages and reads them', async (t) => {
@@ -99,27 +68,4 @@ t.test('a synced batch that fails fails the writes waiting on it, with a stable 
   const reopened = createLevelRelayStore(again.pluginStore('relay'), { secrets: testSecrets });
   t.teardown(() => reopened.close());
   t.equal(await reopened.messages.countPending(['did:key:k1']), 1, 'only the message answered before the failure is stored');
-});
-
-t.test('the writes queued behind a failed synced batch fail with it; the next ones are written', async (t) => {
-  const { db } = await onDisk(t);
-  const ns = db.pluginStore('relay').sublevel<string, string>('g', { keyEncoding: 'utf8', valueEncoding: 'utf8' });
-  let failures = 0;
-  const group = new GroupCommit(db.pluginStore('relay'), () => failures++);
-  // LevelDB refuses a put without a value: a real failure of the first batch
-  const first = group.add([{ type: 'put', sublevel: ns, key: 'a', value: undefined }]);
-  // one turn later the first batch is under way and this one queues behind it
-  await Promise.resolve();
-  const behind = group.add([{ type: 'put', sublevel: ns, key: 'b', value: 'b' }]);
-  const results = await Promise.allSettled([first, behind]);
-  t.same(
-    results.map((r) => (r.status === 'rejected' ? (r.reason as { code: string }).code : 'resolved')),
-    ['RELAY_STORE_SYNC_FAILED', 'RELAY_STORE_SYNC_FAILED'],
-  );
-  t.equal(failures, 1);
-  t.equal(await ns.get('b'), undefined, 'the write queued behind is not written');
-  await group.add([{ type: 'put', sublevel: ns, key: 'c', value: 'c' }]);
-  t.equal(await ns.get('c'), 'c', 'a later write is');
-  await group.drained();
-  t.ok(group.idle);
 });

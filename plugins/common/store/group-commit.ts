@@ -1,6 +1,5 @@
-import type { AbstractBatchOperation } from 'abstract-level';
-import { unavailable, type LedgerError } from '../../../node/errors.js';
-import type { BinarySublevel } from '../../../node/state/db.js';
+import type { AbstractBatchOperation, AbstractLevel } from 'abstract-level';
+import type { LedgerError } from '../../../node/errors.js';
 
 type Op = AbstractBatchOperation<any, any, any>;
 
@@ -23,20 +22,28 @@ function group(): Group {
   return { ops: [], done, resolve, reject };
 }
 
+export interface GroupCommitOptions {
+  /** what the waiters of a failed batch get: an `unavailable` error with the store's stable code */
+  failure: (err: Error) => LedgerError;
+  /** runs after a failed batch, before any later write is queued (a cache computed on top of it is void) */
+  onFail?: () => void;
+}
+
 /**
- * Group commit: one synced LevelDB batch (`sync: true`, an fsync of the write-ahead log) in flight
- * at a time; the writes queued while it runs go together in the next one. `add` resolves once the
- * batch holding its ops is synced, so an answer awaited on it is on disk. A failed batch fails its
- * waiters and the batch queued behind it (whose stored counts were computed on top of it); then
- * `onFail` runs, before any later write is queued.
+ * Group commit on a LevelDB store: one synced batch (`sync: true`, an fsync of the write-ahead
+ * log) in flight at a time; the writes queued while it runs go together in the next one, so a
+ * burst costs one fsync per batch, not one per write. `add` resolves once the batch holding its
+ * ops is synced, so an answer awaited on it is on disk. A failed batch fails its waiters and the
+ * batch queued behind it (whose writes may have been prepared on top of it); then `onFail` runs.
+ * Used by the relay's store and the webhook outbox (docs/relay.md and docs/webhooks.md, "Durability").
  */
 export class GroupCommit {
   private queued: Group | null = null;
   private running: Promise<void> | null = null;
 
   constructor(
-    private readonly db: BinarySublevel,
-    private readonly onFail: () => void,
+    private readonly db: AbstractLevel<any, any, any>,
+    private readonly opts: GroupCommitOptions,
   ) {}
 
   add(ops: readonly Op[]): Promise<void> {
@@ -67,12 +74,12 @@ export class GroupCommit {
         await this.db.batch(g.ops as never, { sync: true } as never);
         g.resolve();
       } catch (err) {
-        const failure = unavailable('RELAY_STORE_SYNC_FAILED', `the relay store could not write and sync its batch: ${(err as Error).message}`, { retryAfterSeconds: 1 });
+        const failure = this.opts.failure(err as Error);
         g.reject(failure);
-        // queued while this batch ran: its counts were computed on top of it
+        // queued while this batch ran: it may have been prepared on top of it
         (this.queued as Group | null)?.reject(failure);
         this.queued = null;
-        this.onFail();
+        this.opts.onFail?.();
       }
     }
     this.running = null;
