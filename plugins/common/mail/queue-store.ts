@@ -1,5 +1,6 @@
 import type { AbstractBatchOperation, AbstractSublevel } from 'abstract-level';
 import type { BinarySublevel } from '../../../node/state/db.js';
+import { ChunkedBatch } from '../store/chunked-batch.js';
 
 /**
  * The send queue's records, in a child sublevel `mail-queue` of the plugin's store. Keys are
@@ -104,20 +105,15 @@ export class QueueStore {
   async prune(cutoffMs: number, keep: number): Promise<number> {
     let settled = 0;
     let deleted = 0;
-    let ops: Op[] = [];
+    const batch = new ChunkedBatch<Op>((ops) => this.db.batch(ops));
     for await (const v of this.db.values({ ...under('m'), reverse: true })) {
       const m = v as QueuedMail;
       if (m.status === 'pending') continue;
       if (++settled <= keep && Date.parse(m.settledAt ?? m.createdAt) >= cutoffMs) continue;
-      ops.push(del(recordKey(m.id)), del(statusKey(m.status, m.id)));
+      await batch.add(del(recordKey(m.id)), del(statusKey(m.status, m.id)));
       deleted++;
-      // bounded batches: a flood's worth of records is not one write
-      if (ops.length >= 1000) {
-        await this.db.batch(ops);
-        ops = [];
-      }
     }
-    if (ops.length > 0) await this.db.batch(ops);
+    await batch.flush();
     return deleted;
   }
 }

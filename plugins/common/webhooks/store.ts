@@ -1,6 +1,7 @@
 import type { AbstractBatchOperation, AbstractSublevel } from 'abstract-level';
 import { unavailable } from '../../../node/errors.js';
 import type { BinarySublevel } from '../../../node/state/db.js';
+import { ChunkedBatch } from '../store/chunked-batch.js';
 import { GroupCommit } from '../store/group-commit.js';
 import type { AttemptOutcome } from './attempt.js';
 import { deliveryIdTime, isDeliveryId } from './ids.js';
@@ -261,21 +262,15 @@ export class DeliveryStore {
    */
   async prune(cutoffMs: number): Promise<number> {
     let deleted = 0;
-    let ops: Op[] = [];
+    const batch = new ChunkedBatch<Op>((ops) => this.db.batch(ops));
     for await (const v of this.db.values(range('d'))) {
       const { record: r } = JSON.parse(dec.decode(v)) as StoredDelivery;
       if (deliveryIdTime(r.id) >= cutoffMs) break;
       if (r.status === 'pending') continue;
-      ops.push(del(key('d', r.id)), del(key('s', r.status, r.id)), del(key('e', r.endpointId, r.id)), del(key('b', r.id)));
-      if (r.tenant !== null) ops.push(del(key('n', r.tenant, r.id)));
+      await batch.add(del(key('d', r.id)), del(key('s', r.status, r.id)), del(key('e', r.endpointId, r.id)), del(key('b', r.id)), ...(r.tenant !== null ? [del(key('n', r.tenant, r.id))] : []));
       deleted++;
-      // Bounded batches: a week of records is not one write.
-      if (ops.length >= 1000) {
-        await this.db.batch(ops);
-        ops = [];
-      }
     }
-    if (ops.length > 0) await this.db.batch(ops);
+    await batch.flush();
     return deleted;
   }
 }
