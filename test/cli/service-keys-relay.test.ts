@@ -1,5 +1,4 @@
 import t from 'tap';
-import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { postgresMissing, startPostgres } from '../../bench/lib/servers/postgres.js';
 import { dataPaths } from '../../node/config/datadir.js';
@@ -15,11 +14,9 @@ import { runLedger } from './fixtures/io.js';
 
 /**
  * The relay's part of the service-key secret on the command line: `ledger service-keys rotate`
- * moves its secrets in the node's database, and in its Postgres when the relay runs on one;
- * `ledger start` with the relay on resolves the secret before anything starts.
+ * moves its secrets in the node's database, and in its Postgres when the relay runs on one.
+ * (`ledger start` with the relay on resolving the secret first: service-keys.test.ts.)
  */
-
-const posix = process.platform !== 'win32';
 
 /** what rotate says it moved for the relay */
 const relayRows = (out: { resealed: string[] }): string[] => out.resealed.filter((row) => row.startsWith('relay/'));
@@ -81,18 +78,4 @@ t.test('rotate with the relay on Postgres: the first node moves the shared rows,
   const disabled = await runLedger(['service-keys', 'rotate', '--new-secret-file', 'next.secret', '--data-dir', join(cwd, 'a')], { cwd, env: { ...env, LEDGER_PLUGINS: 'none' }, plugins: PLUGINS });
   t.equal(disabled.code, 0, disabled.stderr);
   t.same(relayRows(disabled.json()), [], 'a node whose relay is off leaves the Postgres alone');
-});
-
-t.test('ledger start with the relay on refuses a secret file others may read', { skip: !posix && 'POSIX modes' }, async (t) => {
-  const cwd = t.testdir({});
-  const file = join(cwd, 'open.secret');
-  writeFileSync(file, 'a-secret-anyone-on-the-machine-may-read\n');
-  chmodSync(file, 0o644);
-  const r = await runLedger(['start', '--data-dir', 'data', '--service-key-secret-file', file, '--rpc-port', '0', '--p2p-port', '0', '--plugins', 'relay'], {
-    cwd,
-    plugins: PLUGINS,
-    env: { LEDGER_LOG_LEVEL: 'silent' },
-  });
-  t.equal(r.code, 1);
-  t.equal(r.stderr, `ledger start: the service-key secret file ${file} has mode 0644: group or others have access to it; it must be private to its owner (chmod 600 ${file})\n`);
 });

@@ -116,16 +116,18 @@ t.test('rotate on a data directory that was initialised and never started re-sea
   t.notOk(existsSync(dataPaths(dataDir).chainDb), 'no chain database was made');
 });
 
-t.test('ledger start refuses a secret file others may read, naming the file and its mode', { skip: !posix && 'POSIX modes' }, async (t) => {
-  const cwd = t.testdir({});
-  const file = join(cwd, 'open.secret');
-  writeFileSync(file, 'a-secret-anyone-on-the-machine-may-read\n');
-  chmodSync(file, 0o644);
-  const r = await runLedger(['start', '--data-dir', 'data', '--service-key-secret-file', file, '--rpc-port', '0', '--p2p-port', '0', '--plugins', 'kyc'], {
-    cwd,
-    plugins: PLUGINS,
-    env: { LEDGER_LOG_LEVEL: 'silent' },
-  });
-  t.equal(r.code, 1);
-  t.equal(r.stderr, `ledger start: the service-key secret file ${file} has mode 0644: group or others have access to it; it must be private to its owner (chmod 600 ${file})\n`);
+t.test('ledger start with a plugin that keeps sealed secrets refuses a secret file others may read, naming the file and its mode', { skip: !posix && 'POSIX modes' }, async (t) => {
+  for (const plugin of ['kyc', 'relay']) {
+    const cwd = t.testdir({});
+    const file = join(cwd, 'open.secret');
+    writeFileSync(file, 'a-secret-anyone-on-the-machine-may-read\n');
+    chmodSync(file, 0o644);
+    const r = await runLedger(['start', '--data-dir', 'data', '--service-key-secret-file', file, '--rpc-port', '0', '--p2p-port', '0', '--plugins', plugin], {
+      cwd,
+      plugins: PLUGINS,
+      env: { LEDGER_LOG_LEVEL: 'silent' },
+    });
+    t.equal(r.code, 1, plugin);
+    t.equal(r.stderr, `ledger start: the service-key secret file ${file} has mode 0644: group or others have access to it; it must be private to its owner (chmod 600 ${file})\n`);
+  }
 });
